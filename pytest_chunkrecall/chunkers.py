@@ -1,0 +1,19 @@
+"""Built-in chunkers."""
+
+from __future__ import annotations
+
+
+def fixed_size(text: str, size: int = 800, overlap: int = 200) -> list[str]:
+    """Character windows of ``size``, each starting ``size - overlap`` after the last.
+
+    Windows start at 0 and continue until the start passes the end of the text;
+    the last window may be short.
+    """
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ValueError(f"size must be a positive whole number of characters, not {size!r}")
+    if isinstance(overlap, bool) or not isinstance(overlap, int) or not 0 <= overlap < size:
+        raise ValueError(
+            f"overlap must be a whole number from 0 to size - 1 ({size - 1}), not {overlap!r}"
+        )
+    stride = size - overlap
+    return [text[start : start + size] for start in range(0, len(text), stride)]

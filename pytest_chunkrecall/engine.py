@@ -1,0 +1,220 @@
+"""Suites: a corpus chunked and indexed once per configuration, then questions evaluated against it."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import shapes
+from .chunks import Chunk, place
+from .corpus import Document, read_documents
+from .errors import ChunkrecallError, describe, user_traceback
+from .geometry import ChunkMap
+from .gold import Case
+from .matching import Matcher
+from .results import CaseResult
+from .space import MatchSpace
+from .verdict import judge
+
+
+@dataclass(frozen=True)
+class Component:
+    """A chunker or retriever as configured: its name, the object it names, its arguments."""
+
+    name: str
+    obj: Any = field(compare=False, repr=False)
+    args_json: str = "{}"
+    identity: int = 0
+    args: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @classmethod
+    def of(cls, name: str, obj: Any, args: dict[str, Any] | None = None) -> Component:
+        """``args`` are compared as sorted JSON, and kept in the order written for display."""
+        args = dict(args or {})
+        return cls(name, obj, json.dumps(args, sort_keys=True, default=repr), id(obj), args)
+
+
+class Engine:
+    """Builds each (corpus, chunker) chunking and each suite once per process, failures too."""
+
+    def __init__(self, rootdir: Path | None = None) -> None:
+        self.rootdir = rootdir or Path.cwd()
+        self._corpora: dict[tuple[Any, ...], tuple[Document, ...] | ChunkrecallError] = {}
+        self._chunkings: dict[tuple[Any, ...], tuple[Chunk, ...] | ChunkrecallError] = {}
+        self._suites: dict[tuple[Any, ...], Suite | ChunkrecallError] = {}
+        self.builds = {"chunker": 0, "retriever": 0}
+
+    def documents(
+        self, files: tuple[Path, ...], loader: Component | None, *, where: str | None = None
+    ) -> tuple[Document, ...]:
+        """The corpus files read once per process (through the user's loader, if one is set)."""
+        key = (files, loader)
+        found = self._corpora.get(key)
+        if found is None:
+            try:
+                found = read_documents(
+                    files,
+                    self.rootdir,
+                    loader=loader.obj if loader else None,
+                    loader_name=loader.name if loader else "",
+                    where=where or "corpus",
+                )
+            except ChunkrecallError as exc:
+                found = exc
+            self._corpora[key] = found
+        if isinstance(found, ChunkrecallError):
+            raise found
+        return found
+
+    def suite(
+        self,
+        documents: tuple[Document, ...],
+        chunker: Component,
+        retriever: Component,
+        *,
+        where: str | None = None,
+    ) -> Suite:
+        """The suite for this configuration, built on first use; raises the build's error."""
+        key = (documents, chunker, retriever)
+        found = self._suites.get(key)
+        if found is None:
+            try:
+                chunks = self.chunks(documents, chunker, where=where)
+                found = Suite(documents, chunks, chunker, retriever, where=where)
+                self.builds["retriever"] += 1
+            except ChunkrecallError as exc:
+                found = exc
+            self._suites[key] = found
+        if isinstance(found, ChunkrecallError):
+            raise found
+        return found
+
+    def chunks(
+        self, documents: tuple[Document, ...], chunker: Component, *, where: str | None = None
+    ) -> tuple[Chunk, ...]:
+        """The chunks of ``documents``, chunked once per process for each chunker configuration."""
+        key = (documents, chunker)
+        found = self._chunkings.get(key)
+        if found is None:
+            try:
+                found = chunk_corpus(documents, chunker, where=where)
+                self.builds["chunker"] += 1
+            except ChunkrecallError as exc:
+                found = exc
+            self._chunkings[key] = found
+        if isinstance(found, ChunkrecallError):
+            raise found
+        return found
+
+
+def chunk_corpus(
+    documents: Sequence[Document], chunker: Component, *, where: str | None = None
+) -> tuple[Chunk, ...]:
+    """Run the chunker over every document and place each chunk in its document."""
+    split = shapes.chunk_function(chunker.obj, chunker.args, name=chunker.name, where=where)
+    chunks: list[Chunk] = []
+    for doc in documents:
+        try:
+            output = split(doc.text)
+        except Exception as exc:
+            raise ChunkrecallError(
+                f"chunker {chunker.name} raised {describe(exc)} on {doc.id}:\n{user_traceback(exc)}",
+                where=where,
+            ) from None
+        try:
+            pieces = shapes.pieces(output, name=chunker.name, doc=doc.id)
+        except ChunkrecallError as exc:
+            raise ChunkrecallError(exc.message, where=where) from None
+        for (text, _), start in zip(pieces, place(doc.text, pieces), strict=True):
+            end = None if start is None else start + len(text)
+            chunks.append(Chunk(text, doc.id, len(chunks), start, end))
+    if not chunks:
+        raise ChunkrecallError(
+            f"chunker {chunker.name} returned no chunks for any document", where=where
+        )
+    return tuple(chunks)
+
+
+class Suite:
+    """A corpus, its chunks and the retriever built over them; evaluates cases."""
+
+    def __init__(
+        self,
+        documents: tuple[Document, ...],
+        chunks: tuple[Chunk, ...],
+        chunker: Component,
+        retriever: Component,
+        *,
+        where: str | None = None,
+    ) -> None:
+        self.documents = documents
+        self.chunks = chunks
+        self.chunker = chunker
+        self.retriever = retriever
+        self.chunk_map = ChunkMap(chunks)
+        self._doc_numbers = {doc.id: number for number, doc in enumerate(documents)}
+        self._by_text: dict[str, int] = {}
+        for chunk in chunks:
+            self._by_text.setdefault(chunk.text, chunk.index)
+        started = time.perf_counter()
+        self._search = _build_search(retriever, chunks, where=where)
+        self.retriever_seconds = time.perf_counter() - started
+        self._spaces: dict[Matcher, MatchSpace] = {}
+
+    def document(self, doc_id: str) -> Document:
+        """The document with id ``doc_id``."""
+        return self.documents[self._doc_numbers[doc_id]]
+
+    @property
+    def corpus_chars(self) -> int:
+        return sum(len(doc.text) for doc in self.documents)
+
+    def space(self, matcher: Matcher) -> MatchSpace:
+        """The corpus and chunks seen through ``matcher``, built on first use."""
+        found = self._spaces.get(matcher)
+        if found is None:
+            found = self._spaces[matcher] = MatchSpace(
+                self.documents, self.chunk_map, self.chunks, matcher
+            )
+        return found
+
+    def search(self, question: str, k: int) -> list[shapes.Retrieved]:
+        """The retriever's top ``k`` for ``question``."""
+        try:
+            results = self._search(question, k)
+        except Exception as exc:
+            raise ChunkrecallError(
+                f"retriever {self.retriever.name} raised {describe(exc)} for the question "
+                f"{question!r}:\n{user_traceback(exc)}"
+            ) from None
+        return shapes.retrieved(
+            results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
+        )
+
+    def evaluate(self, case: Case, *, gold_file: str, k: int, matcher: Matcher) -> CaseResult:
+        """Ask the case's question, then decide its verdict: hit, split, ranked_out or absent."""
+        return judge(self, case, gold_file=gold_file, k=k, matcher=matcher)
+
+
+def _build_search(
+    retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None
+) -> shapes.SearchFunction:
+    try:
+        built = retriever.obj(list(chunks), **retriever.args)
+    except Exception as exc:
+        raise ChunkrecallError(
+            f"retriever {retriever.name} failed while building its index over {len(chunks)} "
+            f"chunks: {describe(exc)}\n{user_traceback(exc)}",
+            where=where,
+        ) from None
+    if built is None:
+        raise ChunkrecallError(
+            f"retriever {retriever.name} returned None; the factory must return a function "
+            "search(question, k) or an object with a retrieve(question, k) method",
+            where=where,
+        )
+    return shapes.search_function(built, name=retriever.name, where=where)

@@ -1,0 +1,46 @@
+"""The one error type the core raises: a problem the user can fix."""
+
+from __future__ import annotations
+
+import traceback
+from pathlib import Path
+
+_PACKAGE_DIR = str(Path(__file__).parent)
+
+
+class ChunkrecallError(Exception):
+    """Something in the user's gold files, settings or code that stops an evaluation.
+
+    ``where`` names the place to look (``gold/policies.yaml:12``, ``ini option
+    chunkrecall_k``); the message says what is wrong and how to fix it.
+    """
+
+    def __init__(self, message: str, *, where: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.where = where
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.message}" if self.where else self.message
+
+
+class GoldError(ChunkrecallError):
+    """A gold file that cannot be read as the schema describes."""
+
+
+def user_traceback(exc: BaseException) -> str:
+    """The traceback of an exception raised by user code, without this package's frames."""
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(_PACKAGE_DIR)
+    ]
+    lines = traceback.format_list(frames)
+    lines += traceback.format_exception_only(type(exc), exc)
+    return "".join(lines).rstrip()
+
+
+def describe(exc: BaseException) -> str:
+    """``TypeError: message`` — one line for an exception raised by user code."""
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__

@@ -1,0 +1,180 @@
+"""From a gold file and its settings to a plan, and from a plan to results — without pytest."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .corpus import Document, document_id, find_files
+from .engine import Component, Engine, Suite
+from .errors import ChunkrecallError
+from .gold import Case, GoldFile, load
+from .matching import Matcher
+from .resolve import resolve
+from .results import CaseResult
+from .settings import (
+    DEFAULT_CHUNKER,
+    DEFAULT_FUZZY_THRESHOLD,
+    DEFAULT_K,
+    DEFAULT_MATCH,
+    DEFAULT_RETRIEVER,
+    Settings,
+)
+
+
+@dataclass(frozen=True)
+class Supplied:
+    """What code (a conftest hook) supplies instead of a ``module:attr`` setting."""
+
+    chunker: Any = None
+    retriever: Any = None
+    documents: tuple[Document, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A gold file with everything resolved that can be resolved without reading the corpus."""
+
+    gold: GoldFile
+    name: str
+    files: tuple[Path, ...]
+    documents: tuple[Document, ...] | None
+    loader: Component | None
+    chunker: Component
+    retriever: Component
+    settings: Settings
+    k_override: int | None = None
+
+    def k(self, case: Case) -> int:
+        """How many results the case's question is asked for."""
+        return self.k_override or case.k or self.settings.k or DEFAULT_K
+
+    def matcher(self, case: Case) -> Matcher:
+        """How the case's needles and span are matched."""
+        threshold = case.fuzzy_threshold
+        if threshold is None:
+            threshold = self.settings.fuzzy_threshold
+        return Matcher(
+            case.match or self.settings.match or DEFAULT_MATCH,
+            DEFAULT_FUZZY_THRESHOLD if threshold is None else threshold,
+        )
+
+    def suite(self, engine: Engine) -> Suite:
+        """The suite for this plan, built by ``engine`` once per configuration."""
+        documents = self.documents
+        if documents is None:
+            documents = engine.documents(
+                self.files, self.loader, where=self.settings.where("corpus")
+            )
+        return engine.suite(documents, self.chunker, self.retriever, where=self.name)
+
+    def facts(self, suite: Suite) -> dict[str, Any]:
+        """What the summary and the JSON report say about this gold file's configuration."""
+        corpus = self.settings.corpus
+        return {
+            "corpus": ", ".join(corpus)
+            if corpus and self.documents is None
+            else "pytest_chunkrecall_documents",
+            "documents": len(suite.documents),
+            "corpus_chars": suite.corpus_chars,
+            "chunker": self.chunker.name,
+            "chunker_args": self.chunker.args,
+            "chunks": len(suite.chunks),
+            "retriever": self.retriever.name,
+            "retriever_args": self.retriever.args,
+            "k": self.k_override or self.settings.k or DEFAULT_K,
+            "match": self.settings.match or DEFAULT_MATCH,
+        }
+
+
+def plan(
+    gold: GoldFile,
+    *,
+    name: str,
+    rootdir: Path,
+    ini: Settings | None = None,
+    loader: str | None = None,
+    supplied: Supplied | None = None,
+    k_override: int | None = None,
+) -> Plan:
+    """Combine the gold file's settings with the ini file's and what code supplies.
+
+    The gold file wins, then code supplied by hooks, then the ini file, then the
+    built-in defaults. Raises :class:`ChunkrecallError` naming the setting at fault.
+    """
+    ini = ini or Settings()
+    supplied = supplied or Supplied()
+    settings = gold.settings.over(ini)
+    chunker = _component(
+        "chunker", gold.settings.chunker, supplied.chunker, ini.chunker, DEFAULT_CHUNKER, settings
+    )
+    retriever = _component(
+        "retriever",
+        gold.settings.retriever,
+        supplied.retriever,
+        ini.retriever,
+        DEFAULT_RETRIEVER,
+        settings,
+    )
+    files: tuple[Path, ...] = ()
+    documents = supplied.documents if gold.settings.corpus is None else None
+    if documents is None:
+        if settings.corpus is None:
+            raise ChunkrecallError(
+                "no corpus: add 'corpus: <glob>' to the gold file, or set the ini option "
+                "chunkrecall_corpus",
+                where=f"{name}:1",
+            )
+        base = settings.corpus_base or rootdir
+        files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
+    loader_component = None
+    if loader:
+        loader_component = Component.of(
+            loader, resolve(loader, what="loader", where="ini option chunkrecall_loader")
+        )
+    return Plan(
+        gold, name, files, documents, loader_component, chunker, retriever, settings, k_override
+    )
+
+
+def _component(
+    kind: str,
+    from_gold: str | None,
+    from_code: Any,
+    from_ini: str | None,
+    default: str,
+    settings: Settings,
+) -> Component:
+    args = dict(getattr(settings, f"{kind}_args") or {})
+    if from_gold is None and from_code is not None:
+        name = getattr(from_code, "__qualname__", None) or type(from_code).__name__
+        return Component.of(f"{name} (from pytest_chunkrecall_{kind})", from_code, args)
+    reference = from_gold or from_ini or default
+    where = settings.where(kind)
+    return Component.of(reference, resolve(reference, what=kind, where=where), args)
+
+
+def evaluate(
+    path: str | Path,
+    *,
+    rootdir: str | Path | None = None,
+    settings: Settings | None = None,
+    engine: Engine | None = None,
+) -> list[CaseResult]:
+    """Evaluate every case of the gold file at ``path`` (skipped cases excepted).
+
+    For notebooks and scripts; pytest runs the same evaluation case by case.
+    """
+    gold_path = Path(path).resolve()
+    root = Path(rootdir).resolve() if rootdir else Path.cwd()
+    gold = load(gold_path, name=document_id(gold_path, root))
+    the_plan = plan(gold, name=document_id(gold_path, root), rootdir=root, ini=settings)
+    suite = the_plan.suite(engine or Engine(root))
+    return [
+        suite.evaluate(
+            case, gold_file=the_plan.name, k=the_plan.k(case), matcher=the_plan.matcher(case)
+        )
+        for case in gold.cases
+        if case.skip is None
+    ]

@@ -1,0 +1,306 @@
+"""Gold files: YAML read into validated values that remember their source lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+
+from .errors import GoldError
+from .settings import SETTING_KEYS, Settings, check_setting, did_you_mean
+
+FILE_KEYS = (*SETTING_KEYS, "cases")
+CASE_KEYS = (
+    "id", "question", "needle", "needles", "span",
+    "k", "match", "fuzzy_threshold", "xfail", "skip", "marks",
+)  # fmt: skip
+
+_MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True)
+class SpanRange:
+    """``span: {from: ..., to: ...}``: the shortest passage starting with ``start`` and ending with ``end``."""
+
+    start: str
+    end: str
+
+    def __str__(self) -> str:
+        return f"{self.start} … {self.end}"
+
+
+Span = str | SpanRange
+
+
+@dataclass(frozen=True)
+class Case:
+    """One gold question: what to ask, what must come back, what must survive chunking."""
+
+    id: str
+    question: str
+    needles: tuple[str, ...]
+    span: Span | None = None
+    line: int = 1
+    k: int | None = None
+    match: str | None = None
+    fuzzy_threshold: float | None = None
+    xfail: str | None = None
+    skip: str | None = None
+    marks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class GoldFile:
+    """A parsed gold file."""
+
+    path: Path
+    settings: Settings
+    cases: tuple[Case, ...]
+
+
+def load(path: Path, *, name: str | None = None) -> GoldFile:
+    """Read and validate the gold file at ``path``; ``name`` is how errors refer to it."""
+    name = name or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise GoldError(f"not UTF-8 text (byte offset {exc.start})", where=name) from None
+    except OSError as exc:
+        raise GoldError(f"cannot read the gold file: {exc.strerror}", where=name) from None
+    return parse(text, path=path, name=name)
+
+
+def parse(text: str, *, path: Path, name: str) -> GoldFile:
+    """Validate the YAML ``text`` of a gold file."""
+    root = _compose(text, name)
+    where = _Where(path, name)
+    if root is None:
+        raise GoldError("the file is empty; it needs a 'cases:' list", where=f"{name}:1")
+    top = where.mapping(root, "the gold file", FILE_KEYS, other=CASE_KEYS, other_place="a case")
+    if "cases" not in top:
+        raise GoldError("no 'cases:' list; add at least one case", where=where.at(root))
+    settings = _settings(top, where)
+    cases_node = top["cases"][1]
+    if not isinstance(cases_node, yaml.SequenceNode):
+        raise GoldError("'cases' must be a list of cases", where=where.at(cases_node))
+    if not cases_node.value:
+        raise GoldError("'cases' is empty; add at least one case", where=where.at(cases_node))
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+    for node in cases_node.value:
+        case = _case(node, where)
+        if case.id in seen:
+            raise GoldError(
+                f"duplicate case id {case.id!r} (first used on line {seen[case.id]}); "
+                "give one of them a different 'id:'",
+                where=where.at(node),
+            )
+        seen[case.id] = case.line
+        cases.append(case)
+    return GoldFile(path=path, settings=settings, cases=tuple(cases))
+
+
+def slug(question: str) -> str:
+    """The default case id: the question in lowercase words joined by dashes."""
+    words = re.findall(r"\w+", question.lower())
+    text = "-".join(words)
+    if len(text) > 60:
+        text = text[:60].rsplit("-", 1)[0]
+    return text or "case"
+
+
+class _Where:
+    """Turns YAML nodes into ``file:line`` and reads mappings with key checks."""
+
+    def __init__(self, path: Path, name: str) -> None:
+        self.path = path
+        self.name = name
+
+    def at(self, node: yaml.Node) -> str:
+        return f"{self.name}:{node.start_mark.line + 1}"
+
+    def mapping(
+        self,
+        node: yaml.Node,
+        what: str,
+        keys: tuple[str, ...],
+        *,
+        other: tuple[str, ...] = (),
+        other_place: str = "",
+    ) -> dict[str, tuple[yaml.Node, yaml.Node]]:
+        if not isinstance(node, yaml.MappingNode):
+            raise GoldError(
+                f"{what} must be a mapping of keys to values, not {_kind(node)}",
+                where=self.at(node),
+            )
+        result: dict[str, tuple[yaml.Node, yaml.Node]] = {}
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
+            if not isinstance(key, str) or key not in keys:
+                shown = repr(key) if key is not None else _kind(key_node)
+                hint = (
+                    f"; '{key}' belongs in {other_place}"
+                    if key in other
+                    else did_you_mean(str(key), keys)
+                )
+                raise GoldError(
+                    f"unknown key {shown} in {what}{hint} (allowed: {', '.join(keys)})",
+                    where=self.at(key_node),
+                )
+            if key in result:
+                raise GoldError(f"key '{key}' is given twice in {what}", where=self.at(key_node))
+            result[key] = (key_node, value_node)
+        return result
+
+
+def _compose(text: str, name: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark else 1
+        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        raise GoldError(f"invalid YAML: {problem}", where=f"{name}:{line}") from None
+    except yaml.YAMLError as exc:
+        raise GoldError(f"invalid YAML: {exc}", where=name) from None
+
+
+def _value(node: yaml.Node) -> Any:
+    return yaml.SafeLoader("").construct_object(node, deep=True)
+
+
+def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Settings:
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key in SETTING_KEYS:
+        if key in top:
+            key_node, value_node = top[key]
+            values[key] = _checked(key, value_node, where)
+            origins[key] = where.at(key_node)
+    return Settings(**values, corpus_base=where.path.parent, origins=origins)
+
+
+def _checked(key: str, node: yaml.Node, where: _Where) -> Any:
+    value, problem = check_setting(key, _value(node))
+    if problem:
+        raise GoldError(f"'{key}' {problem}", where=where.at(node))
+    return value
+
+
+def _case(node: yaml.Node, where: _Where) -> Case:
+    fields = where.mapping(
+        node, "a case", CASE_KEYS, other=FILE_KEYS, other_place="the top of the file"
+    )
+    line = node.start_mark.line + 1
+
+    def get(key: str, read: Callable[[yaml.Node], T]) -> T | None:
+        return read(fields[key][1]) if key in fields else None
+
+    question = get("question", lambda n: _text(n, "question", where))
+    if question is None:
+        raise GoldError("this case has no 'question:'", where=f"{where.name}:{line}")
+    if "needle" in fields and "needles" in fields:
+        raise GoldError(
+            "give either 'needle:' or 'needles:', not both", where=where.at(fields["needles"][0])
+        )
+    needles: tuple[str, ...] | None
+    if "needles" in fields:
+        needles = get("needles", lambda n: _texts(n, "needles", where))
+    else:
+        one = get("needle", lambda n: _text(n, "needle", where))
+        needles = (one,) if one is not None else None
+    if not needles:
+        raise GoldError(
+            "this case has no 'needle:' (the text that must come back); add one, or "
+            "'needles: [...]' for several",
+            where=f"{where.name}:{line}",
+        )
+    case_id = get("id", lambda n: _case_id(n, where)) or slug(question)
+    return Case(
+        id=case_id,
+        question=question,
+        needles=needles,
+        span=get("span", lambda n: _span(n, where)),
+        line=line,
+        k=get("k", lambda n: _checked("k", n, where)),
+        match=get("match", lambda n: _checked("match", n, where)),
+        fuzzy_threshold=get("fuzzy_threshold", lambda n: _checked("fuzzy_threshold", n, where)),
+        xfail=get("xfail", lambda n: _reason(n, "xfail", where)),
+        skip=get("skip", lambda n: _reason(n, "skip", where)),
+        marks=get("marks", lambda n: _marks(n, where)) or (),
+    )
+
+
+def _text(node: yaml.Node, key: str, where: _Where) -> str:
+    # Scalars keep the text as written: `needle: 1.50` is "1.50", not 1.5.
+    if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
+        raise GoldError(f"'{key}' must be text, not {_kind(node)}", where=where.at(node))
+    text = str(node.value).strip()
+    if not text:
+        raise GoldError(f"'{key}' is empty", where=where.at(node))
+    return text
+
+
+def _texts(node: yaml.Node, key: str, where: _Where) -> tuple[str, ...]:
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise GoldError(f"'{key}' must be a non-empty list of text", where=where.at(node))
+    return tuple(_text(item, key, where) for item in node.value)
+
+
+def _case_id(node: yaml.Node, where: _Where) -> str:
+    text = _text(node, "id", where)
+    if "::" in text or "\n" in text:
+        raise GoldError(f"'id' may not contain '::' or line breaks: {text!r}", where=where.at(node))
+    return text
+
+
+def _span(node: yaml.Node, where: _Where) -> Span:
+    if isinstance(node, yaml.MappingNode):
+        fields = where.mapping(node, "a span range", ("from", "to"))
+        missing = [key for key in ("from", "to") if key not in fields]
+        if missing:
+            raise GoldError(
+                f"a span range needs both 'from' and 'to' (missing: {', '.join(missing)})",
+                where=where.at(node),
+            )
+        return SpanRange(
+            _text(fields["from"][1], "span.from", where), _text(fields["to"][1], "span.to", where)
+        )
+    return _text(node, "span", where)
+
+
+def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
+    value = _value(node)
+    if value is True:
+        return ""
+    if value is False or value is None:
+        return None
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    raise GoldError(f"'{key}' must be a reason (text) or true, not {value!r}", where=where.at(node))
+
+
+def _marks(node: yaml.Node, where: _Where) -> tuple[str, ...]:
+    value = _value(node)
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(
+        isinstance(n, str) and _MARK_NAME.match(n) for n in names
+    ):
+        raise GoldError("'marks' must be a list of mark names, e.g. [slow]", where=where.at(node))
+    return tuple(names)
+
+
+def _kind(node: yaml.Node) -> str:
+    if isinstance(node, yaml.MappingNode):
+        return "a mapping"
+    if isinstance(node, yaml.SequenceNode):
+        return "a list"
+    if node.tag == "tag:yaml.org,2002:null":
+        return "empty"
+    return f"{node.value!r}"

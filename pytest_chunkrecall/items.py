@@ -1,0 +1,131 @@
+"""The collection tree: a gold file is a ``pytest.File``, each case a ``pytest.Item``."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from . import report
+from .corpus import from_mapping
+from .engine import Engine
+from .errors import ChunkrecallError
+from .evaluation import Plan, Supplied, plan
+from .gold import Case, load
+from .results import CaseResult
+from .settings import Settings
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
+
+ENGINE = pytest.StashKey[Engine]()
+INI = pytest.StashKey[Settings]()
+LOADER = pytest.StashKey["str | None"]()
+K_OVERRIDE = pytest.StashKey["int | None"]()
+SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
+
+
+class CaseFailed(Exception):
+    """A case whose needles did not come back; carries its result for the failure message."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(result.verdict)
+        self.result = result
+
+
+class GoldFile(pytest.File):
+    """A gold YAML file; collects one :class:`CaseItem` per case."""
+
+    def collect(self) -> Iterator[CaseItem]:
+        config = self.config
+        try:
+            gold = load(self.path, name=self.nodeid)
+            the_plan = plan(
+                gold,
+                name=self.nodeid,
+                rootdir=config.rootpath,
+                ini=config.stash[INI],
+                loader=config.stash[LOADER],
+                supplied=self._supplied(),
+                k_override=config.stash[K_OVERRIDE],
+            )
+        except ChunkrecallError as exc:
+            raise self.CollectError(f"chunkrecall: {exc}") from None
+        for case in gold.cases:
+            item = CaseItem.from_parent(self, name=case.id, case=case, plan=the_plan)
+            if case.xfail is not None:
+                item.add_marker(pytest.mark.xfail(reason=case.xfail))
+            if case.skip is not None:
+                item.add_marker(pytest.mark.skip(reason=case.skip))
+            for mark in case.marks:
+                item.add_marker(getattr(pytest.mark, mark))
+            yield item
+
+    def _supplied(self) -> Supplied:
+        hook = self.ihook
+        where = f"{self.nodeid} (pytest_chunkrecall_documents)"
+        documents = hook.pytest_chunkrecall_documents(config=self.config, gold_path=self.path)
+        return Supplied(
+            chunker=hook.pytest_chunkrecall_chunker(config=self.config, gold_path=self.path),
+            retriever=hook.pytest_chunkrecall_retriever(config=self.config, gold_path=self.path),
+            documents=from_mapping(documents, where=where) if documents is not None else None,
+        )
+
+
+class CaseItem(pytest.Item):
+    """One gold case: passes when every needle is whole in one of the top-k chunks."""
+
+    def __init__(self, *, case: Case, plan: Plan, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.case = case
+        self.plan = plan
+        self.result: CaseResult | None = None
+        self.suite_error: ChunkrecallError | None = None
+
+    def runtest(self) -> None:
+        engine = self.config.stash[ENGINE]
+        try:
+            suite = self.plan.suite(engine)
+        except ChunkrecallError as exc:
+            self.suite_error = exc
+            raise
+        case = self.case
+        self.result = suite.evaluate(
+            case, gold_file=self.plan.name, k=self.plan.k(case), matcher=self.plan.matcher(case)
+        )
+        self.user_properties += [
+            ("verdict", self.result.verdict),
+            ("rank", self.result.rank),
+            ("span_split", self.result.span_split),
+        ]
+        if not self.result.hit:
+            raise CaseFailed(self.result)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        if isinstance(excinfo.value, CaseFailed):
+            return report.explain(excinfo.value.result)
+        if isinstance(excinfo.value, ChunkrecallError):
+            return self._once(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def _once(self, error: ChunkrecallError) -> str:
+        # A configuration shared by a whole gold file fails every case the same
+        # way: say it in full once, then point back to it.
+        shown = self.config.stash.setdefault(SHOWN_ERRORS, {})
+        first = shown.setdefault(id(error), self.nodeid)
+        if first != self.nodeid:
+            return f"chunkrecall: not evaluated: the error reported for {first} (above):\n  {str(error).splitlines()[0]}"
+        return f"chunkrecall: {error}"
+
+    def gold_info(self) -> dict[str, Any]:
+        """The facts of this case's gold file for the summary: corpus, chunker, retriever."""
+        if self.suite_error is not None:
+            return {"error": str(self.suite_error)}
+        return self.plan.facts(self.plan.suite(self.config.stash[ENGINE]))
+
+    def reportinfo(self) -> tuple[Path, int, str]:
+        return self.path, self.case.line - 1, f"{self.case.id}: {self.case.question}"

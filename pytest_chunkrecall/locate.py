@@ -1,0 +1,125 @@
+"""Finding every occurrence of a needle or span in the corpus without rescanning it.
+
+One pass over the corpus builds an inverted index of its words. A pattern is
+then found through its rarest word: a word inside the pattern is a whole word
+of the text, the first word may be the end of a longer one, the last the start
+of one. Only the candidates that word gives are compared with the pattern.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from bisect import bisect_left, bisect_right
+from collections.abc import Iterator, Sequence
+
+_WORD = re.compile(r"\w+")
+
+
+class Locator:
+    """Occurrences of patterns in a fixed list of texts (documents in match space)."""
+
+    def __init__(self, texts: Sequence[str]) -> None:
+        self.texts = texts
+        self._bases = array("q")
+        self._postings: dict[str, array[int]] = {}
+        base = 0
+        for text in texts:
+            self._bases.append(base)
+            postings = self._postings
+            for m in _WORD.finditer(text):
+                word = m.group()
+                found = postings.get(word)
+                if found is None:
+                    found = postings[word] = array("q")
+                found.append(base + m.start())
+            base += len(text) + 1
+        self._sorted: list[str] | None = None
+        self._sorted_reversed: list[str] | None = None
+        self._infix: dict[str, list[tuple[str, int]]] = {}
+
+    def find(self, pattern: str) -> list[tuple[int, int]]:
+        """Every ``(text number, offset)`` where ``pattern`` occurs, in text order."""
+        if not pattern:
+            return []
+        tokens = list(_WORD.finditer(pattern))
+        if not tokens:
+            return self._scan(pattern)
+        found = set()
+        for text_no, pos in self._candidates(pattern, tokens):
+            if pos >= 0 and self.texts[text_no].startswith(pattern, pos):
+                found.add((text_no, pos))
+        return sorted(found)
+
+    def _candidates(self, pattern: str, tokens: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
+        whole = [
+            t for t in tokens if t.start() > 0 and t.end() < len(pattern)
+        ]  # both edges are non-word characters of the pattern itself
+        if whole:
+            best = min(whole, key=lambda t: len(self._postings.get(t.group(), ())))
+            offset = best.start()
+            for g in self._postings.get(best.group(), ()):
+                yield self._split(g - offset)
+            return
+        first, last = tokens[0], tokens[-1]
+        options = []
+        if last.start() > 0:  # the last word starts a word of the text
+            options.append((self._prefixed(last.group()), last.start(), "prefix"))
+        if first.end() < len(pattern):  # the first word ends a word of the text
+            options.append((self._suffixed(first.group()), first.start(), "suffix"))
+        if not options:  # a single word that may sit inside a longer one
+            word = first.group()
+            for text_word, at in self._containing(word):
+                for g in self._postings[text_word]:
+                    yield self._split(g + at - first.start())
+            return
+        words, offset, kind = min(options, key=lambda o: sum(len(self._postings[w]) for w in o[0]))
+        for text_word in words:
+            for g in self._postings[text_word]:
+                if kind == "prefix":
+                    yield self._split(g - offset)
+                else:
+                    token_len = len(first.group())
+                    yield self._split(g + len(text_word) - token_len - offset)
+
+    def _split(self, g: int) -> tuple[int, int]:
+        text_no = bisect_right(self._bases, g) - 1
+        if text_no < 0:
+            return 0, -1
+        return text_no, g - self._bases[text_no]
+
+    def _prefixed(self, word: str) -> list[str]:
+        if self._sorted is None:
+            self._sorted = sorted(self._postings)
+        lo = bisect_left(self._sorted, word)
+        hi = bisect_left(self._sorted, word + "\U0010ffff")
+        return self._sorted[lo:hi]
+
+    def _suffixed(self, word: str) -> list[str]:
+        if self._sorted_reversed is None:
+            self._sorted_reversed = sorted(w[::-1] for w in self._postings)
+        key = word[::-1]
+        lo = bisect_left(self._sorted_reversed, key)
+        hi = bisect_left(self._sorted_reversed, key + "\U0010ffff")
+        return [w[::-1] for w in self._sorted_reversed[lo:hi]]
+
+    def _containing(self, word: str) -> list[tuple[str, int]]:
+        found = self._infix.get(word)
+        if found is None:
+            found = []
+            for text_word in self._postings:
+                at = text_word.find(word)
+                while at >= 0:
+                    found.append((text_word, at))
+                    at = text_word.find(word, at + 1)
+            self._infix[word] = found
+        return found
+
+    def _scan(self, pattern: str) -> list[tuple[int, int]]:
+        found = []
+        for text_no, text in enumerate(self.texts):
+            at = text.find(pattern)
+            while at >= 0:
+                found.append((text_no, at))
+                at = text.find(pattern, at + 1)
+        return found

@@ -1,0 +1,144 @@
+"""How a needle is matched against text: exact, normalized or fuzzy.
+
+Normalized text is NFKC, casefolded, with whitespace runs collapsed to one
+space. Folding a document keeps a map back to the original offsets, so a span
+found in folded text is placed exactly in the document its chunks index.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from array import array
+from bisect import bisect_right
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz
+
+_WHITESPACE = re.compile(r"\s+")
+# Whitespace runs, runs of printable ASCII (folded with str.lower), and any
+# other character together with the combining marks that follow it.
+_PIECES = re.compile(
+    r"(\s+)|([!-~]+)|(.[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]*)", re.S
+)
+
+
+@dataclass(frozen=True)
+class Folded:
+    """Text in match space, with a map from its offsets back to the original's.
+
+    The map is stored only where it is not a plain shift: ``_at[i]`` is the
+    folded offset where an irregular segment starts, ``_orig[i]`` its original
+    offset, and ``_size[i]``/``_orig_size[i]`` its lengths on each side.
+    """
+
+    text: str
+    _at: array[int]
+    _orig: array[int]
+    _size: array[int]
+    _orig_size: array[int]
+
+    def original_start(self, pos: int) -> int:
+        """Original offset of the folded character at ``pos``."""
+        i = bisect_right(self._at, pos) - 1
+        if i < 0:
+            return pos
+        seg_end = self._at[i] + self._size[i]
+        if pos < seg_end:
+            return self._orig[i]
+        return self._orig[i] + self._orig_size[i] + (pos - seg_end)
+
+    def original_end(self, pos: int) -> int:
+        """Original offset just past the folded character at ``pos - 1``."""
+        if pos <= 0:
+            return 0
+        i = bisect_right(self._at, pos - 1) - 1
+        if i >= 0 and pos - 1 < self._at[i] + self._size[i]:
+            return self._orig[i] + self._orig_size[i]
+        return self.original_start(pos - 1) + 1
+
+
+def fold(text: str) -> Folded:
+    """Normalize ``text`` (NFKC, casefold, whitespace collapsed), keeping the offset map."""
+    at, orig, size, orig_size = array("q"), array("q"), array("q"), array("q")
+    if text.isascii():
+        # NFKC is the identity and casefold is lower() on ASCII: only
+        # whitespace runs change length.
+        for m in _WHITESPACE.finditer(text):
+            if m.end() - m.start() > 1:
+                _segment(
+                    at,
+                    orig,
+                    size,
+                    orig_size,
+                    m.start() - _shift(at, orig, size, orig_size),
+                    m.start(),
+                    1,
+                    m.end() - m.start(),
+                )
+        return Folded(_WHITESPACE.sub(" ", text).lower(), at, orig, size, orig_size)
+    parts: list[str] = []
+    length = 0
+    for m in _PIECES.finditer(text):
+        piece = m.group()
+        if m.lastindex == 1:
+            out = " "
+        elif m.lastindex == 2:
+            out = piece.lower()
+        else:
+            out = _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", piece).casefold())
+        if len(out) != len(piece) or (m.lastindex == 3 and len(piece) > 1):
+            _segment(at, orig, size, orig_size, length, m.start(), len(out), len(piece))
+        parts.append(out)
+        length += len(out)
+    return Folded("".join(parts), at, orig, size, orig_size)
+
+
+def fold_text(text: str) -> str:
+    """Just the folded text, stripped: how needles and spans are normalized."""
+    if text.isascii():
+        return _WHITESPACE.sub(" ", text).lower().strip()
+    return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
+
+
+def _shift(at: array[int], orig: array[int], size: array[int], orig_size: array[int]) -> int:
+    """How far the original runs ahead of the folded text after the last segment."""
+    if not at:
+        return 0
+    return (orig[-1] + orig_size[-1]) - (at[-1] + size[-1])
+
+
+def _segment(
+    at: array[int], orig: array[int], size: array[int], orig_size: array[int],
+    folded_pos: int, orig_pos: int, folded_len: int, orig_len: int,
+) -> None:  # fmt: skip
+    at.append(folded_pos)
+    orig.append(orig_pos)
+    size.append(folded_len)
+    orig_size.append(orig_len)
+
+
+@dataclass(frozen=True)
+class Matcher:
+    """One match mode, applied the same way to hits, split detection and absent detection."""
+
+    mode: str = "normalized"
+    threshold: float = 90.0
+
+    def prepare(self, text: str) -> str:
+        """A needle, span or chunk text in this mode's match space."""
+        return text.strip() if self.mode == "exact" else fold_text(text)
+
+    def contains(self, text: str, needle: str) -> bool:
+        """Whether prepared ``text`` holds prepared ``needle`` whole."""
+        if self.mode != "fuzzy":
+            return needle in text
+        return self.score(text, needle) >= self.threshold
+
+    def score(self, text: str, needle: str) -> float:
+        """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
+        if len(text) < len(needle):
+            # partial_ratio would align the shorter text inside the needle:
+            # a chunk too short to hold the needle is compared whole instead.
+            return float(fuzz.ratio(needle, text))
+        return float(fuzz.partial_ratio(needle, text))

@@ -1,0 +1,47 @@
+"""Turning a ``module:attr`` reference into the object it names."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+from .errors import ChunkrecallError, describe, user_traceback
+
+
+def resolve(reference: str, *, what: str, where: str | None) -> Any:
+    """Import ``module:attr`` and return the attribute, or explain what is missing."""
+    module_name, _, attr_path = reference.partition(":")
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name and module_name.startswith(exc.name):
+            raise ChunkrecallError(
+                f"{what} {reference!r}: no module named {exc.name!r}; check the spelling, "
+                "install the package, or add its folder to pytest's 'pythonpath' ini option",
+                where=where,
+            ) from None
+        raise ChunkrecallError(
+            f"{what} {reference!r}: importing {module_name!r} failed:\n{user_traceback(exc)}",
+            where=where,
+        ) from None
+    except Exception as exc:
+        raise ChunkrecallError(
+            f"{what} {reference!r}: importing {module_name!r} failed:\n{user_traceback(exc)}",
+            where=where,
+        ) from None
+    for part in attr_path.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            public = sorted(n for n in dir(target) if not n.startswith("_"))
+            shown = ", ".join(public[:12]) + (", …" if len(public) > 12 else "")
+            raise ChunkrecallError(
+                f"{what} {reference!r}: {module_name!r} has no attribute {part!r}"
+                + (f" (it has: {shown})" if shown else ""),
+                where=where,
+            ) from None
+        except Exception as exc:  # a property or module __getattr__ that raised
+            raise ChunkrecallError(
+                f"{what} {reference!r}: reading {part!r} failed: {describe(exc)}", where=where
+            ) from None
+    return target

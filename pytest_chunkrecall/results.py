@@ -1,0 +1,141 @@
+"""What evaluating a case found, as JSON-safe values, and the totals over many cases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from .chunks import Chunk
+
+VERDICTS = ("hit", "split", "ranked_out", "absent")
+MISSES = ("split", "ranked_out", "absent")
+PREVIEW = 72
+
+
+@dataclass(frozen=True)
+class ChunkView:
+    """A chunk as a failure message shows it: where it is and how it begins."""
+
+    doc: str | None
+    index: int | None
+    start: int | None
+    end: int | None
+    preview: str
+    rank: int | None = None
+
+    @classmethod
+    def of(cls, chunk: Chunk | None, *, text: str = "", rank: int | None = None) -> ChunkView:
+        if chunk is None:
+            return cls(None, None, None, None, preview(text), rank)
+        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank)
+
+
+@dataclass(frozen=True)
+class CutView:
+    """Where a boundary divided the span: offset, the text either side, the chunks around it."""
+
+    doc: str
+    offset: int
+    before: str
+    after: str
+    left: ChunkView | None
+    right: ChunkView | None
+    overlap: int | None
+
+
+@dataclass(frozen=True)
+class Closest:
+    """The corpus text most like a needle that is not in the corpus."""
+
+    pattern: str
+    text: str
+    score: float
+    doc: str | None
+    index: int | None
+
+
+@dataclass(frozen=True)
+class CaseResult:
+    """The outcome of evaluating one gold case; every field is JSON-safe."""
+
+    gold_file: str
+    id: str
+    line: int
+    question: str
+    needles: list[str]
+    span: str | None
+    verdict: str
+    rank: int | None
+    span_split: bool
+    k: int
+    match: str
+    needle_lengths: list[int]
+    span_length: int | None
+    top: list[ChunkView] = field(default_factory=list)
+    holder: ChunkView | None = None
+    cut: CutView | None = None
+    closest: Closest | None = None
+    missing: list[str] = field(default_factory=list)
+
+    @property
+    def hit(self) -> bool:
+        return self.verdict == "hit"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
+        known = {f.name for f in fields(cls)}
+        values = {key: value for key, value in data.items() if key in known}
+        values["top"] = [ChunkView(**view) for view in values.get("top") or []]
+        if values.get("holder"):
+            values["holder"] = ChunkView(**values["holder"])
+        if values.get("cut"):
+            cut = dict(values["cut"])
+            for side in ("left", "right"):
+                cut[side] = ChunkView(**cut[side]) if cut.get(side) else None
+            values["cut"] = CutView(**cut)
+        if values.get("closest"):
+            values["closest"] = Closest(**values["closest"])
+        return cls(**values)
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Hit rate and verdict counts over the evaluated cases."""
+
+    cases: int
+    hits: int
+    split_spans: int
+    verdicts: dict[str, int]
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.cases if self.cases else 0.0
+
+    @classmethod
+    def of(cls, results: Iterable[CaseResult]) -> Totals:
+        verdicts = dict.fromkeys(VERDICTS, 0)
+        cases = split = 0
+        for result in results:
+            cases += 1
+            verdicts[result.verdict] += 1
+            split += result.span_split
+        return cls(cases, verdicts["hit"], split, verdicts)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cases": self.cases,
+            "hits": self.hits,
+            "hit_rate": round(self.hit_rate, 6),
+            "split_spans": self.split_spans,
+            "verdicts": dict(self.verdicts),
+        }
+
+
+def preview(text: str, width: int = PREVIEW) -> str:
+    """``text`` on one line, trimmed to ``width`` characters with an ellipsis."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"

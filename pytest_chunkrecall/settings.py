@@ -1,0 +1,111 @@
+"""What configures an evaluation, and how gold file, ini file and defaults combine."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+MATCH_MODES = ("exact", "normalized", "fuzzy")
+SETTING_KEYS = (
+    "corpus", "chunker", "chunker_args", "retriever", "retriever_args",
+    "k", "match", "fuzzy_threshold",
+)  # fmt: skip
+DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
+DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
+DEFAULT_K = 5
+DEFAULT_MATCH = "normalized"
+DEFAULT_FUZZY_THRESHOLD = 90.0
+
+_ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The settings one source gives (a gold file, the ini file); ``None`` where it gives none.
+
+    ``corpus`` patterns are relative to ``corpus_base``. ``origins`` maps each
+    given key to where it was written (``gold/a.yaml:3``, ``ini option
+    chunkrecall_k``), for error messages.
+    """
+
+    corpus: tuple[str, ...] | None = None
+    chunker: str | None = None
+    chunker_args: Mapping[str, Any] | None = None
+    retriever: str | None = None
+    retriever_args: Mapping[str, Any] | None = None
+    k: int | None = None
+    match: str | None = None
+    fuzzy_threshold: float | None = None
+    corpus_base: Path | None = field(default=None, compare=False)
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def over(self, other: Settings) -> Settings:
+        """These settings, with ``other`` filling in what these leave out."""
+        values = {
+            f.name: getattr(other, f.name)
+            if getattr(self, f.name) is None
+            else getattr(self, f.name)
+            for f in fields(self)
+            if f.name in SETTING_KEYS
+        }
+        base = self.corpus_base if self.corpus is not None else other.corpus_base
+        return replace(self, **values, corpus_base=base, origins={**other.origins, **self.origins})
+
+    def where(self, key: str) -> str | None:
+        """Where ``key`` was set, if anywhere."""
+        return self.origins.get(key)
+
+
+def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
+    """Validate one setting value; returns (normalised value, problem or None).
+
+    Gold files and ini options both go through here, so both say the same thing.
+    """
+    if key == "k":
+        if isinstance(value, bool) or not isinstance(value, int):
+            return value, f"must be a whole number of chunks, e.g. 5, not {value!r}"
+        if value < 1:
+            return value, f"must be at least 1, not {value}"
+        return value, None
+    if key == "fuzzy_threshold":
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return value, f"must be a number from 0 to 100, not {value!r}"
+        if not 0 <= value <= 100:
+            return value, f"must be from 0 to 100, not {value}"
+        return float(value), None
+    if key == "match":
+        if value not in MATCH_MODES:
+            hint = did_you_mean(str(value), MATCH_MODES)
+            return value, f"must be one of {', '.join(MATCH_MODES)}, not {value!r}{hint}"
+        return value, None
+    if key in ("chunker", "retriever"):
+        if not isinstance(value, str):
+            return value, f"must be 'module:attr' text, not {type(value).__name__}"
+        if not _ENTRY_POINT.match(value):
+            return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {value!r}"
+        return value, None
+    if key in ("chunker_args", "retriever_args"):
+        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+            return (
+                value,
+                "must be a mapping of argument names to values, e.g. {size: 800, overlap: 200}",
+            )
+        return dict(value), None
+    if key == "corpus":
+        patterns = [value] if isinstance(value, str) else value
+        if not isinstance(patterns, list) or not patterns:
+            return value, "must be a glob pattern or a list of them, e.g. ../docs/*.md"
+        if not all(isinstance(p, str) and p.strip() for p in patterns):
+            return value, "every corpus pattern must be non-empty text"
+        return tuple(patterns), None
+    raise AssertionError(key)
+
+
+def did_you_mean(word: str, choices: tuple[str, ...]) -> str:
+    """``; did you mean 'x'?`` when ``word`` looks like a misspelt choice, else nothing."""
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,209 @@
+"""The corpus seen through one match mode: where a needle or span occurs, and which chunk holds it."""
+
+from __future__ import annotations
+
+from bisect import bisect_right
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process
+
+from .chunks import Chunk
+from .corpus import Document
+from .geometry import ChunkMap
+from .locate import Locator
+from .matching import Folded, Matcher, fold
+from .results import Closest
+
+
+@dataclass(frozen=True)
+class Occurrence:
+    """Where a pattern occurs in a document, in the document's own offsets."""
+
+    doc: str
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Location:
+    """A pattern's place: the chunk holding it whole, else an occurrence no chunk holds."""
+
+    holder: Chunk | None
+    occurrence: Occurrence | None
+
+    @property
+    def whole(self) -> bool:
+        return self.holder is not None
+
+    @property
+    def present(self) -> bool:
+        return self.holder is not None or self.occurrence is not None
+
+
+class MatchSpace:
+    """Documents and chunks prepared for one :class:`Matcher`, located against lazily."""
+
+    def __init__(
+        self,
+        documents: Sequence[Document],
+        chunk_map: ChunkMap,
+        chunks: Sequence[Chunk],
+        matcher: Matcher,
+    ) -> None:
+        self.documents = documents
+        self.chunk_map = chunk_map
+        self.chunks = chunks
+        self.matcher = matcher
+        self._folds: list[Folded] | None = None
+        self._texts: list[str] | None = None
+        self._locator: Locator | None = None
+        self._prepared: dict[int, str] = {}
+        self._all_prepared: list[str] | None = None
+
+    def prepared(self, chunk: Chunk) -> str:
+        """The chunk's text in match space."""
+        found = self._prepared.get(chunk.index)
+        if found is None:
+            found = self._prepared[chunk.index] = self.matcher.prepare(chunk.text)
+        return found
+
+    def locate(self, pattern: str) -> Location:
+        """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent."""
+        if self.matcher.mode == "fuzzy":
+            return self._locate_fuzzy(pattern)
+        first: Occurrence | None = None
+        for occurrence in self.occurrences(pattern):
+            holder = self.chunk_map.holder(occurrence.doc, occurrence.start, occurrence.end)
+            if holder is None:
+                holder = self._unplaced_holder(pattern, occurrence.doc)
+            if holder is not None:
+                return Location(holder, occurrence)
+            first = first or occurrence
+        if first is None:  # a chunker that rewrites text may still hold it
+            for doc in self.chunk_map.unplaced:
+                holder = self._unplaced_holder(pattern, doc)
+                if holder is not None:
+                    return Location(holder, None)
+        return Location(None, first)
+
+    def occurrences(self, pattern: str) -> list[Occurrence]:
+        """Every occurrence of the prepared ``pattern`` in the corpus, in corpus order."""
+        texts = self._match_texts()
+        if self._locator is None:
+            self._locator = Locator(texts)
+        found = []
+        for doc_no, pos in self._locator.find(pattern):
+            start, end = self._original(doc_no, pos, pos + len(pattern))
+            found.append(Occurrence(self.documents[doc_no].id, start, end))
+        return found
+
+    def passage(self, start: str, end: str) -> str | None:
+        """The shortest passage (in match space) that starts with ``start`` and ends with ``end``."""
+        texts = self._match_texts()
+        if self._locator is None:
+            self._locator = Locator(texts)
+        starts: dict[int, list[int]] = {}
+        for doc_no, pos in self._locator.find(start):
+            starts.setdefault(doc_no, []).append(pos)
+        best: tuple[int, int, int] | None = None  # (length, doc, start)
+        for doc_no, pos in self._locator.find(end):
+            candidates = starts.get(doc_no, [])
+            i = bisect_right(candidates, pos) - 1
+            if i < 0:
+                continue
+            begin, finish = candidates[i], pos + len(end)
+            if finish >= begin + len(start) and (best is None or finish - begin < best[0]):
+                best = (finish - begin, doc_no, begin)
+        if best is None:
+            return None
+        length, doc_no, begin = best
+        return texts[doc_no][begin : begin + length]
+
+    def closest(self, pattern: str) -> Closest | None:
+        """The corpus text most like ``pattern``, for a needle that is not in the corpus.
+
+        The chunks most like it are found first; within them, the run of about
+        as many words as the pattern has that shares most of its words, and then
+        is most like it.
+        """
+        prepared = self._every_prepared()
+        candidates = process.extract(
+            pattern, prepared, scorer=fuzz.partial_ratio, processor=None, limit=20
+        )
+        wanted = set(pattern.split())
+        best: tuple[int, float, str, Chunk] | None = None
+        for _, _, index in candidates:
+            chunk = self.chunks[index]
+            words = chunk.text.split()
+            for width in range(max(1, len(wanted) - 1), len(wanted) + 2):
+                for at in range(max(1, len(words) - width + 1)):
+                    text = " ".join(words[at : at + width])
+                    seen = self.matcher.prepare(text)
+                    shared = len(wanted.intersection(seen.split()))
+                    score = fuzz.ratio(pattern, seen)
+                    if best is None or (shared, score) > best[:2]:
+                        best = (shared, score, text, chunk)
+        if best is None:
+            return None
+        _, score, text, chunk = best
+        return Closest(pattern, text, round(float(score), 1), chunk.doc, chunk.index)
+
+    def _match_texts(self) -> list[str]:
+        if self._texts is None:
+            if self.matcher.mode == "exact":
+                self._texts = [doc.text for doc in self.documents]
+            else:
+                self._folds = [fold(doc.text) for doc in self.documents]
+                self._texts = [f.text for f in self._folds]
+        return self._texts
+
+    def _original(self, doc_no: int, start: int, end: int) -> tuple[int, int]:
+        if self._folds is None:
+            return start, end
+        folded = self._folds[doc_no]
+        return folded.original_start(start), folded.original_end(end)
+
+    def _unplaced_holder(self, pattern: str, doc: str) -> Chunk | None:
+        for chunk in self.chunk_map.unplaced.get(doc, ()):
+            if self.matcher.contains(self.prepared(chunk), pattern):
+                return chunk
+        return None
+
+    def _every_prepared(self) -> list[str]:
+        if self._all_prepared is None:
+            self._all_prepared = [self.prepared(chunk) for chunk in self.chunks]
+        return self._all_prepared
+
+    def _locate_fuzzy(self, pattern: str) -> Location:
+        prepared = self._every_prepared()
+        threshold = self.matcher.threshold
+        holder = None
+        long_enough = [i for i, text in enumerate(prepared) if len(text) >= len(pattern)]
+        best = process.extractOne(
+            pattern, [prepared[i] for i in long_enough], scorer=fuzz.partial_ratio,
+            processor=None, score_cutoff=threshold,
+        )  # fmt: skip
+        if best is not None:
+            holder = self.chunks[long_enough[best[2]]]
+        else:
+            short = [i for i, text in enumerate(prepared) if len(text) < len(pattern)]
+            best = process.extractOne(
+                pattern, [prepared[i] for i in short], scorer=fuzz.ratio,
+                processor=None, score_cutoff=threshold,
+            )  # fmt: skip
+            if best is not None:
+                holder = self.chunks[short[best[2]]]
+        if holder is not None:
+            return Location(holder, None)
+        texts = self._match_texts()
+        found: tuple[float, int, int, int] | None = None
+        for doc_no, text in enumerate(texts):
+            alignment = fuzz.partial_ratio_alignment(pattern, text, score_cutoff=threshold)
+            if alignment is not None and (found is None or alignment.score > found[0]):
+                found = (alignment.score, doc_no, alignment.dest_start, alignment.dest_end)
+        if found is None:
+            return Location(None, None)
+        _, doc_no, start, end = found
+        start, end = self._original(doc_no, start, end)
+        return Location(None, Occurrence(self.documents[doc_no].id, start, end))

@@ -1,0 +1,137 @@
+"""Deciding a case's verdict from what the retriever returned and where the span sits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .gold import Case, SpanRange
+from .matching import Matcher
+from .results import CaseResult, ChunkView, CutView
+from .space import Location, MatchSpace
+
+if TYPE_CHECKING:
+    from .engine import Suite
+
+_CONTEXT = 40  # characters shown either side of a cut
+
+
+def judge(suite: Suite, case: Case, *, gold_file: str, k: int, matcher: Matcher) -> CaseResult:
+    """Evaluate ``case`` against ``suite``: hit, split, ranked_out or absent."""
+    space = suite.space(matcher)
+    top = suite.search(case.question, k)
+    top_texts = [
+        space.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in top
+    ]
+    needles = [matcher.prepare(n) for n in case.needles]
+    ranks = [_first_rank(needle, top_texts, matcher) for needle in needles]
+    hit = all(rank is not None for rank in ranks)
+
+    span, span_text, missing = _span(case, needles, space)
+    # Each pattern that must be whole: the span (or, without one, every needle)
+    # and every needle the top k did not return.
+    patterns = ([span] if span is not None else []) + [
+        n for n, rank in zip(needles, ranks, strict=True) if rank is None or span is None
+    ]
+    locations = {}
+    for pattern in dict.fromkeys(patterns):
+        in_top = next(
+            (r for r, t in zip(top, top_texts, strict=True) if matcher.contains(t, pattern)), None
+        )
+        if in_top is not None and in_top.chunk is not None:
+            locations[pattern] = Location(in_top.chunk, None)
+        else:
+            locations[pattern] = space.locate(pattern)
+    absent = missing + [p for p, where in locations.items() if not where.present]
+    split = [p for p, where in locations.items() if where.present and not where.whole]
+
+    if span is not None:
+        span_patterns = [span]
+    else:  # no span: each needle is its own span, unless a span range was not found
+        span_patterns = [] if case.span is not None else needles
+    span_split = any(locations[p].present and not locations[p].whole for p in span_patterns)
+    if hit:
+        verdict = "hit"
+    elif absent:
+        verdict = "absent"
+    elif split:
+        verdict = "split"
+    else:
+        verdict = "ranked_out"
+
+    holder = None
+    if verdict == "ranked_out":
+        target = span if span is not None else needles[ranks.index(None)]
+        holder = ChunkView.of(locations[target].holder)
+    cut = _cut(suite, locations[split[0]]) if split and verdict != "absent" else None
+    if cut is None and span_split and span is not None:
+        cut = _cut(suite, locations[span])
+    closest = space.closest(absent[0]) if verdict == "absent" and absent else None
+    return CaseResult(
+        gold_file=gold_file,
+        id=case.id,
+        line=case.line,
+        question=case.question,
+        needles=list(case.needles),
+        span=span_text,
+        verdict=verdict,
+        rank=max(r for r in ranks if r is not None) if hit else None,
+        span_split=span_split,
+        k=k,
+        match=matcher.mode,
+        needle_lengths=[len(n) for n in case.needles],
+        span_length=len(span) if span is not None else None,
+        top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
+        holder=holder,
+        cut=cut,
+        closest=closest,
+        missing=absent,
+    )
+
+
+def _first_rank(needle: str, top_texts: list[str], matcher: Matcher) -> int | None:
+    for rank, text in enumerate(top_texts, start=1):
+        if matcher.contains(text, needle):
+            return rank
+    return None
+
+
+def _span(
+    case: Case, needles: list[str], space: MatchSpace
+) -> tuple[str | None, str | None, list[str]]:
+    """The span in match space, how to show it, and any part of it missing from the corpus."""
+    if case.span is None:
+        return None, None, []
+    if isinstance(case.span, SpanRange):
+        shown = f"from {case.span.start!r} to {case.span.end!r}"
+        start, end = space.matcher.prepare(case.span.start), space.matcher.prepare(case.span.end)
+        passage = space.passage(start, end)
+        if passage is None:
+            missing = [p for p in (start, end) if not space.occurrences(p)]
+            return None, shown, missing or [f"{start} … {end}"]
+        return passage, shown, []
+    return space.matcher.prepare(case.span), case.span, []
+
+
+def _cut(suite: Suite, location: Location) -> CutView | None:
+    occurrence = location.occurrence
+    if occurrence is None:
+        return None
+    cut = suite.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
+    if cut is None:
+        return None
+    text = suite.document(occurrence.doc).text
+    before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
+    after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
+    return CutView(
+        doc=cut.doc,
+        offset=cut.offset,
+        before=_one_line(before),
+        after=_one_line(after),
+        left=ChunkView.of(cut.left) if cut.left else None,
+        right=ChunkView.of(cut.right) if cut.right else None,
+        overlap=cut.overlap,
+    )
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
