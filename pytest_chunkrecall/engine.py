@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,7 +13,7 @@ from . import shapes
 from .chunks import Chunk, place
 from .corpus import Document, read_documents
 from .errors import ChunkrecallError, describe, user_traceback
-from .geometry import ChunkMap
+from .geometry import ChunkMap, configured_overlap, measure
 from .gold import Case
 from .matching import Matcher
 from .results import CaseResult
@@ -164,6 +164,7 @@ class Suite:
         self._search = _build_search(retriever, chunks, where=where)
         self.retriever_seconds = time.perf_counter() - started
         self._spaces: dict[Matcher, MatchSpace] = {}
+        self._geometry: dict[Callable[[str], int], dict[str, Any]] = {}
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -195,9 +196,31 @@ class Suite:
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
         )
 
-    def evaluate(self, case: Case, *, gold_file: str, k: int, matcher: Matcher) -> CaseResult:
+    def evaluate(
+        self,
+        case: Case,
+        *,
+        gold_file: str,
+        k: int,
+        matcher: Matcher,
+        length: Callable[[str], int] = len,
+        unit: str = "chars",
+    ) -> CaseResult:
         """Ask the case's question, then decide its verdict: hit, split, ranked_out or absent."""
-        return judge(self, case, gold_file=gold_file, k=k, matcher=matcher)
+        return judge(self, case, gold_file=gold_file, k=k, matcher=matcher, length=length, unit=unit)
+
+    def geometry(self, length: Callable[[str], int] = len) -> dict[str, Any]:
+        """Chunk sizes, index cost and effective overlap (see :func:`geometry.measure`), once per length."""
+        found = self._geometry.get(length)
+        if found is None:
+            found = self._geometry[length] = measure(
+                self.documents,
+                self.chunk_map,
+                self.chunks,
+                length=length,
+                configured_overlap=configured_overlap(self.chunker.args),
+            )
+        return found
 
 
 def _build_search(

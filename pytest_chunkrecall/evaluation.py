@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,23 @@ class Plan:
     retriever: Component
     settings: Settings
     k_override: int | None = None
+    length: Component | None = None
+
+    @property
+    def measure(self) -> Callable[[str], int]:
+        """How spans and chunks are measured: the user's length function, or characters."""
+        return self.length.obj if self.length else len
+
+    @property
+    def unit(self) -> str:
+        """The unit of :attr:`measure`, as the summary names it."""
+        return f"units of {self.length.name}" if self.length else "chars"
+
+    def evaluate(self, suite: Suite, case: Case) -> CaseResult:
+        """Evaluate one case of this gold file against ``suite``."""
+        return suite.evaluate(
+            case, gold_file=self.name, k=self.k(case), matcher=self.matcher(case), length=self.measure, unit=self.unit
+        )
 
     def k(self, case: Case) -> int:
         """How many results the case's question is asked for."""
@@ -85,6 +103,8 @@ class Plan:
             "retriever_args": self.retriever.args,
             "k": self.k_override or self.settings.k or DEFAULT_K,
             "match": self.settings.match or DEFAULT_MATCH,
+            "unit": self.unit,
+            "geometry": suite.geometry(self.measure),
         }
 
 
@@ -97,6 +117,7 @@ def plan(
     loader: str | None = None,
     supplied: Supplied | None = None,
     k_override: int | None = None,
+    length: str | None = None,
 ) -> Plan:
     """Combine the gold file's settings with the ini file's and what code supplies.
 

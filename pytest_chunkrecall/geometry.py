@@ -1,12 +1,17 @@
-"""Where chunks sit in their documents: which chunk holds a span whole, where a boundary cut it."""
+"""Where chunks sit in their documents: which chunk holds a span whole, where a boundary cut
+it, and what the boundaries share (the effective overlap)."""
 
 from __future__ import annotations
 
+import itertools
+import math
 from bisect import bisect_right
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .chunks import Chunk
+from .corpus import Document
 
 
 @dataclass(frozen=True)
@@ -91,3 +96,66 @@ class ChunkMap:
             assert right.start is not None
             return Cut(doc, right.start, None, right)
         return None
+
+
+def percentile(values: list[int], share: float) -> int:
+    """The nearest-rank percentile of ``values`` (``share`` from 0 to 1); 0 when empty."""
+    if not values:
+        return 0
+    ordered = sorted(values)
+    rank = max(1, min(len(ordered), math.ceil(share * len(ordered))))
+    return ordered[rank - 1]
+
+
+def measure(
+    documents: Iterable[Document],
+    chunk_map: ChunkMap,
+    chunks: Sequence[Chunk],
+    *,
+    length: Callable[[str], int] = len,
+    configured_overlap: int | None = None,
+) -> dict[str, Any]:
+    """The chunk geometry of a suite, JSON-safe: sizes, index cost and effective overlap.
+
+    The effective overlap at a boundary is the text two consecutive chunks of a
+    document share (negative: a gap no chunk covers; a gap of whitespace alone
+    counts as no overlap, since nothing is lost there).
+    """
+    sizes = [length(chunk.text) for chunk in chunks]
+    corpus = 0
+    overlaps: list[int] = []
+    for doc in documents:
+        corpus += length(doc.text)
+        placed = chunk_map.placed(doc.id)
+        for before, after in itertools.pairwise(placed):
+            assert before.end is not None and after.start is not None
+            if before.end >= after.start:
+                overlaps.append(length(doc.text[after.start : before.end]))
+            else:
+                gap = doc.text[before.end : after.start]
+                overlaps.append(-length(gap) if gap.strip() else 0)
+    placed_count = sum(1 for chunk in chunks if chunk.placed)
+    return {
+        "chunks": len(chunks),
+        "placed": placed_count,
+        "size_p50": percentile(sizes, 0.5),
+        "size_max": max(sizes, default=0),
+        "size_mean": round(sum(sizes) / len(sizes), 1) if sizes else 0,
+        "index_multiplier": round(sum(sizes) / corpus, 3) if corpus else 0,
+        "boundaries": len(overlaps),
+        "overlap_min": min(overlaps) if overlaps else None,
+        "overlap_p50": percentile(overlaps, 0.5) if overlaps else None,
+        "overlap_max": max(overlaps) if overlaps else None,
+        "no_overlap": sum(1 for v in overlaps if v <= 0),
+        "gaps": sum(1 for v in overlaps if v < 0),
+        "configured_overlap": configured_overlap,
+    }
+
+
+def configured_overlap(chunker_args: Mapping[str, Any]) -> int | None:
+    """The overlap the chunker's arguments ask for (``overlap`` or ``chunk_overlap``), if any."""
+    for name in ("overlap", "chunk_overlap"):
+        value = chunker_args.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    return None

@@ -24,6 +24,7 @@ ENGINE = pytest.StashKey[Engine]()
 INI = pytest.StashKey[Settings]()
 LOADER = pytest.StashKey["str | None"]()
 K_OVERRIDE = pytest.StashKey["int | None"]()
+LENGTH = pytest.StashKey["str | None"]()
 SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
 
 
@@ -50,6 +51,7 @@ class GoldFile(pytest.File):
                 loader=config.stash[LOADER],
                 supplied=self._supplied(),
                 k_override=config.stash[K_OVERRIDE],
+                length=config.stash[LENGTH],
             )
         except ChunkrecallError as exc:
             raise self.CollectError(f"chunkrecall: {exc}") from None
@@ -91,10 +93,7 @@ class CaseItem(pytest.Item):
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
-        case = self.case
-        self.result = suite.evaluate(
-            case, gold_file=self.plan.name, k=self.plan.k(case), matcher=self.plan.matcher(case)
-        )
+        self.result = self.plan.evaluate(suite, self.case)
         self.user_properties += [
             ("verdict", self.result.verdict),
             ("rank", self.result.rank),

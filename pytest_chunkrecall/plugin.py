@@ -7,6 +7,7 @@ import json
 import os
 import tempfile
 from collections.abc import Generator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +16,10 @@ import yaml
 
 from . import hookspecs, report
 from .engine import Engine
-from .items import ENGINE, INI, K_OVERRIDE, LOADER, CaseItem, GoldFile
+from .items import ENGINE, INI, K_OVERRIDE, LENGTH, LOADER, CaseItem, GoldFile
 from .results import CaseResult, Totals
 from .settings import SETTING_KEYS, Settings, check_setting
+from .spans import SpanFact, analyse
 
 GOLD_PATTERNS = pytest.StashKey["set[Path] | None"]()
 DESCRIBED = pytest.StashKey["set[str]"]()
@@ -68,6 +70,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "chunkrecall_loader",
         "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
     )
+    parser.addini(
+        "chunkrecall_length",
+        "A function module:attr, length(text) -> int, that measures spans and chunks in the "
+        "geometry summary (e.g. in tokens); default: characters",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -76,6 +83,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"--chunkrecall-k must be at least 1, not {k}")
     config.stash[INI] = _ini_settings(config)
     config.stash[LOADER] = _ini_value(config, "loader") or None
+    config.stash[LENGTH] = _ini_value(config, "length") or None
     config.stash[K_OVERRIDE] = k
     config.stash[ENGINE] = Engine(config.rootpath)
     config.stash[DESCRIBED] = set()
@@ -132,6 +140,16 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
         test_report.chunkrecall_gold = item.gold_info()  # type: ignore[attr-defined]
 
 
+@dataclass(frozen=True)
+class GoldFileSummary:
+    """One gold file as the summary shows it."""
+
+    path: str
+    info: dict[str, Any] | None
+    results: list[CaseResult]
+    analysis: dict[str, Any] | None
+
+
 class Recorder:
     """Collects every case's result from the reports, then writes the summary and the JSON report.
 
@@ -142,7 +160,7 @@ class Recorder:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.cases: dict[str, dict[str, Any]] = {}
-        self.gold_files: dict[str, dict[str, Any]] = {}
+        self.gold_info: dict[str, dict[str, Any]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "chunkrecall", None)
@@ -151,7 +169,7 @@ class Recorder:
         self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
-            self.gold_files.setdefault(data["gold_file"], info)
+            self.gold_info.setdefault(data["gold_file"], info)
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""
@@ -160,17 +178,34 @@ class Recorder:
     def ordered(self) -> list[dict[str, Any]]:
         return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
 
-    def to_json(self) -> dict[str, Any]:
+    def gold_files(self) -> list[GoldFileSummary]:
+        """Each gold file of the run with its facts, its results and its span arithmetic."""
         results = self.results()
-        gold_files = []
-        for path in sorted({c["gold_file"] for c in self.cases.values()}):
+        summaries = []
+        for path in sorted({case["gold_file"] for case in self.cases.values()}):
             mine = [r for r in results if r.gold_file == path]
-            gold_files.append(
-                {"path": path, **self.gold_files.get(path, {}), "totals": Totals.of(mine).to_json()}
-            )
+            info = self.gold_info.get(path)
+            geometry = (info or {}).get("geometry")
+            analysis = None
+            if geometry:
+                facts = [SpanFact(r.id, r.span_length, r.span_split) for r in mine if r.verdict != "absent"]
+                analysis = analyse(facts, geometry)
+            summaries.append(GoldFileSummary(path, info, mine, analysis))
+        return summaries
+
+    def to_json(self) -> dict[str, Any]:
+        gold_files = [
+            {
+                "path": summary.path,
+                **(summary.info or {}),
+                "spans": summary.analysis,
+                "totals": Totals.of(summary.results).to_json(),
+            }
+            for summary in self.gold_files()
+        ]
         return {
             "chunkrecall_report": 1,
-            "totals": Totals.of(results).to_json(),
+            "totals": Totals.of(self.results()).to_json(),
             "gold_files": gold_files,
             "cases": self.ordered(),
         }
@@ -179,14 +214,15 @@ class Recorder:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.cases:
             return
-        results = self.results()
-        totals = Totals.of(results)
+        totals = Totals.of(self.results())
+        verbose = self.config.get_verbosity() > 0
         terminalreporter.write_sep("=", "chunkrecall")
         terminalreporter.write_line(report.headline(totals), bold=True)
-        for path in sorted({c["gold_file"] for c in self.cases.values()}):
-            mine = [r for r in results if r.gold_file == path]
-            for line in report.gold_file_lines(path, self.gold_files.get(path), mine):
-                terminalreporter.write_line(line)
+        for summary in self.gold_files():
+            for line in report.gold_file_lines(
+                summary.path, summary.info, summary.results, analysis=summary.analysis, verbose=verbose
+            ):
+                terminalreporter.write_line(line, yellow=line.startswith("  !"))
         terminalreporter.write_line(report.verdict_counts(totals))
         path = self.config.getoption("chunkrecall_report")
         if path:

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .results import CaseResult, ChunkView, Totals
+from .spans import finding
 
 _WHY = {
     "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",
@@ -52,22 +53,34 @@ def _cut(result: CaseResult) -> list[str]:
     assert cut is not None
     lines = [f"  cut at {cut.doc} offset {cut.offset}: …{cut.before}|{cut.after}…"]
     if cut.left is not None:
-        lines.append(f"    before the cut: {_place(cut.left)} ends there")
+        lines.append(f"    before the cut: {_place(cut.left, result.unit)} ends there")
     if cut.right is not None:
-        lines.append(f"    after the cut:  {_place(cut.right)}")
+        lines.append(f"    after the cut:  {_place(cut.right, result.unit)}")
     if cut.overlap is not None:
-        shared = f"overlap {cut.overlap}" if cut.overlap >= 0 else f"a gap of {-cut.overlap} chars"
-        lines.append(f"    the two chunks share {shared}")
+        if cut.overlap > 0:
+            lines.append(f"    the two chunks overlap by {cut.overlap} chars")
+        elif cut.overlap == 0:
+            lines.append("    the two chunks do not overlap")
+        else:
+            lines.append(f"    the two chunks leave a gap of {-cut.overlap} chars that no chunk holds")
+    sizes = [view.size for view in (cut.left, cut.right) if view is not None and view.size is not None]
+    length, unit = result.span_length, result.unit
+    if sizes and length > max(sizes):
+        lines.append(
+            f"    the span ({length} {unit}) is longer than the chunks around the cut ({max(sizes)} {unit}): "
+            "no overlap can keep it whole; only a larger or structural chunk can"
+        )
+    else:
+        lines.append(
+            f"    an overlap of at least {length} {unit} (the span's length) keeps a span this long "
+            "whole wherever the cut falls"
+        )
     return lines
 
 
-def _place(view: ChunkView) -> str:
+def _place(view: ChunkView, unit: str) -> str:
     where = f"[{view.start}:{view.end}]" if view.start is not None else "[offsets unknown]"
-    size = (
-        f" ({view.end - view.start} chars)"
-        if view.start is not None and view.end is not None
-        else ""
-    )
+    size = f" ({view.size} {unit})" if view.size is not None else ""
     return f"chunk {view.index} {where}{size}"
 
 
@@ -93,9 +106,18 @@ def verdict_counts(totals: Totals) -> str:
 
 
 def gold_file_lines(
-    path: str, info: Mapping[str, Any] | None, results: Iterable[CaseResult]
+    path: str,
+    info: Mapping[str, Any] | None,
+    results: Iterable[CaseResult],
+    *,
+    analysis: Mapping[str, Any] | None = None,
+    verbose: bool = False,
 ) -> list[str]:
-    """The summary lines of one gold file: its totals, then its corpus, chunker and retriever."""
+    """The summary lines of one gold file: totals; corpus, chunker and retriever; geometry.
+
+    Warnings start with ``!``; ``verbose`` adds chunk sizes, the full overlap
+    range and the recommendation even when no span was split.
+    """
     totals = Totals.of(results)
     lines = [
         f"{path}: hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}), "
@@ -104,16 +126,87 @@ def gold_file_lines(
     if info is None:
         return lines
     if info.get("error"):
-        lines.append(f"  not evaluated: {str(info['error']).splitlines()[0]}")
-        return lines
+        return [*lines, f"  not evaluated: {str(info['error']).splitlines()[0]}"]
+    geometry = info.get("geometry") or {}
+    unit = info.get("unit", "chars")
     lines.append(
-        f"  corpus {info['corpus']}: {_count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars"
+        f"  corpus {info['corpus']}: {_count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
+        f"chunker {_call(info['chunker'], info['chunker_args'])} -> {_count(info['chunks'], 'chunk')}"
+        + (f" (index x{geometry['index_multiplier']:g})" if geometry else "")
+        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
     )
-    lines.append(
-        f"  chunker {_call(info['chunker'], info['chunker_args'])} -> {_count(info['chunks'], 'chunk')}; "
-        f"retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
-    )
+    if geometry:
+        lines += _geometry_lines(geometry, analysis or {}, unit, verbose=verbose)
     return lines
+
+
+def _geometry_lines(
+    geometry: Mapping[str, Any], analysis: Mapping[str, Any], unit: str, *, verbose: bool
+) -> list[str]:
+    lines = []
+    configured = geometry.get("configured_overlap")
+    unplaced = geometry["chunks"] - geometry["placed"]
+    if geometry["boundaries"]:
+        effective = f"effective overlap {geometry['overlap_p50']}"
+        if verbose or geometry["overlap_min"] != geometry["overlap_max"]:
+            effective += f" (min {geometry['overlap_min']}, max {geometry['overlap_max']})"
+        if configured is not None:
+            effective = f"overlap configured {configured}, {effective}"
+        without = f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries without"
+        if geometry["gaps"]:
+            without += f" ({geometry['gaps']} leave a gap)"
+        overlap = f"{effective}; {without}"
+    else:
+        overlap = "no boundaries between placed chunks"
+    if unplaced:
+        overlap += f"; offsets unknown for {unplaced} of {geometry['chunks']} chunks (not measured)"
+    spans = ""
+    if analysis.get("spans"):
+        spans = (
+            f"; spans p50 {analysis['length_p50']}, p90 {analysis['length_p90']}, "
+            f"max {analysis['length_max']} {unit}; kept whole {_percent(analysis['observed_whole'])}"
+        )
+        if analysis.get("predicted_whole") is not None:
+            spans += f", predicted {_percent(analysis['predicted_whole'])}"
+    lines.append(f"  geometry: {overlap}{spans}")
+    if verbose:
+        lines.append(
+            f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
+            f"max {geometry['size_max']} {unit}"
+        )
+    if configured and geometry["boundaries"] and geometry["no_overlap"]:
+        lines.append(
+            f"  ! configured overlap {configured} is not delivered: {geometry['no_overlap']} of "
+            f"{geometry['boundaries']} boundaries share no text"
+        )
+    too_long = analysis.get("longer_than_every_chunk") or []
+    if too_long:
+        lines.append(
+            f"  ! {_count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
+            f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
+            "only a larger or structural chunk can"
+        )
+    observed = analysis.get("observed_whole")
+    if verbose or (observed is not None and observed < 1):
+        lines += _recommendation(analysis, unit)
+    note = finding(analysis)
+    if note and (verbose or (observed is not None and observed < 1)):
+        lines.append(f"  finding: {note}")
+    return lines
+
+
+def _recommendation(analysis: Mapping[str, Any], unit: str) -> list[str]:
+    if analysis.get("predicted_whole") is None:
+        return []
+    parts = []
+    for name, label in (("p90", "p90 spans"), ("all", "all spans")):
+        overlap = analysis.get(f"recommended_overlap_{name}")
+        if overlap is None:
+            longest = analysis["length_p90" if name == "p90" else "length_max"]
+            parts.append(f"{label}: no overlap can (length {longest} >= chunk size)")
+        else:
+            parts.append(f"{label}: overlap {overlap} {unit} (index grows x{analysis[f'growth_{name}']:g})")
+    return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
 
 
 def _call(name: str, args: Mapping[str, Any]) -> str:

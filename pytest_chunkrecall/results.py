@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
@@ -23,12 +23,22 @@ class ChunkView:
     end: int | None
     preview: str
     rank: int | None = None
+    size: int | None = None
 
     @classmethod
-    def of(cls, chunk: Chunk | None, *, text: str = "", rank: int | None = None) -> ChunkView:
+    def of(
+        cls,
+        chunk: Chunk | None,
+        *,
+        text: str = "",
+        rank: int | None = None,
+        length: Callable[[str], int] | None = None,
+    ) -> ChunkView:
+        """How ``chunk`` (or a result that is no chunk, by its ``text``) is shown; ``length`` measures it."""
         if chunk is None:
             return cls(None, None, None, None, preview(text), rank)
-        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank)
+        size = length(chunk.text) if length else None
+        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank, size)
 
 
 @dataclass(frozen=True)
@@ -71,7 +81,8 @@ class CaseResult:
     k: int
     match: str
     needle_lengths: list[int]
-    span_length: int | None
+    span_length: int
+    unit: str
     top: list[ChunkView] = field(default_factory=list)
     holder: ChunkView | None = None
     cut: CutView | None = None

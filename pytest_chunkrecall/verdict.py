@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from .gold import Case, SpanRange
@@ -15,8 +16,21 @@ if TYPE_CHECKING:
 _CONTEXT = 40  # characters shown either side of a cut
 
 
-def judge(suite: Suite, case: Case, *, gold_file: str, k: int, matcher: Matcher) -> CaseResult:
-    """Evaluate ``case`` against ``suite``: hit, split, ranked_out or absent."""
+def judge(
+    suite: Suite,
+    case: Case,
+    *,
+    gold_file: str,
+    k: int,
+    matcher: Matcher,
+    length: Callable[[str], int] = len,
+    unit: str = "chars",
+) -> CaseResult:
+    """Evaluate ``case`` against ``suite``: hit, split, ranked_out or absent.
+
+    ``length`` measures the span and the chunks around a cut (characters, or
+    the user's tokens).
+    """
     space = suite.space(matcher)
     top = suite.search(case.question, k)
     top_texts = [
@@ -62,9 +76,9 @@ def judge(suite: Suite, case: Case, *, gold_file: str, k: int, matcher: Matcher)
     if verdict == "ranked_out":
         target = span if span is not None else needles[ranks.index(None)]
         holder = ChunkView.of(locations[target].holder)
-    cut = _cut(suite, locations[split[0]]) if split and verdict != "absent" else None
+    cut = _cut(suite, locations[split[0]], length) if split and verdict != "absent" else None
     if cut is None and span_split and span is not None:
-        cut = _cut(suite, locations[span])
+        cut = _cut(suite, locations[span], length)
     closest = space.closest(absent[0]) if verdict == "absent" and absent else None
     return CaseResult(
         gold_file=gold_file,
@@ -79,7 +93,8 @@ def judge(suite: Suite, case: Case, *, gold_file: str, k: int, matcher: Matcher)
         k=k,
         match=matcher.mode,
         needle_lengths=[len(n) for n in case.needles],
-        span_length=len(span) if span is not None else None,
+        span_length=_span_length(case, span, length),
+        unit=unit,
         top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
         holder=holder,
         cut=cut,
@@ -112,7 +127,16 @@ def _span(
     return space.matcher.prepare(case.span), case.span, []
 
 
-def _cut(suite: Suite, location: Location) -> CutView | None:
+def _span_length(case: Case, span: str | None, length: Callable[[str], int]) -> int:
+    """The length of the span as written (a range: as found), or without one, of the longest needle."""
+    if isinstance(case.span, str):
+        return length(case.span)
+    if span is not None:
+        return length(span)
+    return max(length(needle) for needle in case.needles)
+
+
+def _cut(suite: Suite, location: Location, length: Callable[[str], int]) -> CutView | None:
     occurrence = location.occurrence
     if occurrence is None:
         return None
@@ -127,8 +151,8 @@ def _cut(suite: Suite, location: Location) -> CutView | None:
         offset=cut.offset,
         before=_one_line(before),
         after=_one_line(after),
-        left=ChunkView.of(cut.left) if cut.left else None,
-        right=ChunkView.of(cut.right) if cut.right else None,
+        left=ChunkView.of(cut.left, length=length) if cut.left else None,
+        right=ChunkView.of(cut.right, length=length) if cut.right else None,
         overlap=cut.overlap,
     )
 
