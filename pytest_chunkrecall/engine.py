@@ -207,7 +207,9 @@ class Suite:
         unit: str = "chars",
     ) -> CaseResult:
         """Ask the case's question, then decide its verdict: hit, split, ranked_out or absent."""
-        return judge(self, case, gold_file=gold_file, k=k, matcher=matcher, length=length, unit=unit)
+        return judge(
+            self, case, gold_file=gold_file, k=k, matcher=matcher, length=length, unit=unit
+        )
 
     def geometry(self, length: Callable[[str], int] = len) -> dict[str, Any]:
         """Chunk sizes, index cost and effective overlap (see :func:`geometry.measure`), once per length."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -61,7 +61,12 @@ class Plan:
     def evaluate(self, suite: Suite, case: Case) -> CaseResult:
         """Evaluate one case of this gold file against ``suite``."""
         return suite.evaluate(
-            case, gold_file=self.name, k=self.k(case), matcher=self.matcher(case), length=self.measure, unit=self.unit
+            case,
+            gold_file=self.name,
+            k=self.k(case),
+            matcher=self.matcher(case),
+            length=self.measure,
+            unit=self.unit,
         )
 
     def k(self, case: Case) -> int:
@@ -86,6 +91,10 @@ class Plan:
                 self.files, self.loader, where=self.settings.where("corpus")
             )
         return engine.suite(documents, self.chunker, self.retriever, where=self.name)
+
+    def with_chunker(self, chunker: Component) -> Plan:
+        """This plan with another chunker configuration (a sweep's setting)."""
+        return replace(self, chunker=chunker)
 
     def facts(self, suite: Suite) -> dict[str, Any]:
         """What the summary and the JSON report say about this gold file's configuration."""

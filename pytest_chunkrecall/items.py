@@ -11,11 +11,12 @@ import pytest
 from . import report
 from .corpus import from_mapping
 from .engine import Engine
-from .errors import ChunkrecallError
+from .errors import ChunkrecallError, describe, user_traceback
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
 from .results import CaseResult
 from .settings import Settings
+from .shapes import check_arguments
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -25,6 +26,8 @@ INI = pytest.StashKey[Settings]()
 LOADER = pytest.StashKey["str | None"]()
 K_OVERRIDE = pytest.StashKey["int | None"]()
 LENGTH = pytest.StashKey["str | None"]()
+SWEEP = pytest.StashKey["list[dict[str, Any]] | None"]()
+PLANS = pytest.StashKey["dict[str, Plan]"]()
 SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
 
 
@@ -36,26 +39,64 @@ class CaseFailed(Exception):
         self.result = result
 
 
+def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> Plan:
+    """Read the gold file at ``path`` and resolve everything it needs; ``hook`` calls its conftests.
+
+    Raises :class:`ChunkrecallError` naming the file and line, or the option, at fault.
+    """
+    gold = load(path, name=name)
+    the_plan = plan(
+        gold,
+        name=name,
+        rootdir=config.rootpath,
+        ini=config.stash[INI],
+        loader=config.stash[LOADER],
+        supplied=_supplied(config, hook, path, name),
+        k_override=config.stash[K_OVERRIDE],
+        length=config.stash[LENGTH],
+    )
+    settings = config.stash[SWEEP]
+    if settings:
+        problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **settings[0]})
+        if problem:
+            raise ChunkrecallError(
+                f"--chunkrecall-sweep {config.getoption('chunkrecall_sweep')!r} cannot be applied to "
+                f"chunker {the_plan.chunker.name}: {problem}",
+                where=the_plan.settings.where("chunker") or name,
+            )
+    return the_plan
+
+
+def _supplied(config: pytest.Config, hook: Any, path: Path, name: str) -> Supplied:
+    found = {}
+    for kind in ("chunker", "retriever", "documents"):
+        hook_name = f"pytest_chunkrecall_{kind}"
+        try:
+            found[kind] = getattr(hook, hook_name)(config=config, gold_path=path)
+        except Exception as exc:
+            raise ChunkrecallError(
+                f"{hook_name} raised {describe(exc)}:\n{user_traceback(exc)}", where=name
+            ) from None
+    documents = found["documents"]
+    return Supplied(
+        chunker=found["chunker"],
+        retriever=found["retriever"],
+        documents=from_mapping(documents, where=f"{name} (pytest_chunkrecall_documents)")
+        if documents is not None
+        else None,
+    )
+
+
 class GoldFile(pytest.File):
     """A gold YAML file; collects one :class:`CaseItem` per case."""
 
     def collect(self) -> Iterator[CaseItem]:
-        config = self.config
         try:
-            gold = load(self.path, name=self.nodeid)
-            the_plan = plan(
-                gold,
-                name=self.nodeid,
-                rootdir=config.rootpath,
-                ini=config.stash[INI],
-                loader=config.stash[LOADER],
-                supplied=self._supplied(),
-                k_override=config.stash[K_OVERRIDE],
-                length=config.stash[LENGTH],
-            )
+            the_plan = plan_gold_file(self.config, self.ihook, self.path, self.nodeid)
         except ChunkrecallError as exc:
             raise self.CollectError(f"chunkrecall: {exc}") from None
-        for case in gold.cases:
+        self.config.stash[PLANS][the_plan.name] = the_plan
+        for case in the_plan.gold.cases:
             item = CaseItem.from_parent(self, name=case.id, case=case, plan=the_plan)
             if case.xfail is not None:
                 item.add_marker(pytest.mark.xfail(reason=case.xfail))
@@ -64,16 +105,6 @@ class GoldFile(pytest.File):
             for mark in case.marks:
                 item.add_marker(getattr(pytest.mark, mark))
             yield item
-
-    def _supplied(self) -> Supplied:
-        hook = self.ihook
-        where = f"{self.nodeid} (pytest_chunkrecall_documents)"
-        documents = hook.pytest_chunkrecall_documents(config=self.config, gold_path=self.path)
-        return Supplied(
-            chunker=hook.pytest_chunkrecall_chunker(config=self.config, gold_path=self.path),
-            retriever=hook.pytest_chunkrecall_retriever(config=self.config, gold_path=self.path),
-            documents=from_mapping(documents, where=where) if documents is not None else None,
-        )
 
 
 class CaseItem(pytest.Item):

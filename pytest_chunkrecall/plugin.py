@@ -14,12 +14,26 @@ from typing import Any
 import pytest
 import yaml
 
-from . import hookspecs, report
+from . import hookspecs, report, sweep
 from .engine import Engine
-from .items import ENGINE, INI, K_OVERRIDE, LENGTH, LOADER, CaseItem, GoldFile
+from .errors import ChunkrecallError
+from .evaluation import Plan
+from .items import (
+    ENGINE,
+    INI,
+    K_OVERRIDE,
+    LENGTH,
+    LOADER,
+    PLANS,
+    SWEEP,
+    CaseItem,
+    GoldFile,
+    plan_gold_file,
+)
 from .results import CaseResult, Totals
 from .settings import SETTING_KEYS, Settings, check_setting
 from .spans import SpanFact, analyse
+from .sweep import SweepRow
 
 GOLD_PATTERNS = pytest.StashKey["set[Path] | None"]()
 DESCRIBED = pytest.StashKey["set[str]"]()
@@ -55,6 +69,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type=int,
         help="Ask every gold question for the top N chunks, overriding k in gold and ini files",
     )
+    group.addoption(
+        "--chunkrecall-sweep",
+        metavar="SPEC",
+        help="Also evaluate every gold file at other chunker settings and print a table, "
+        "e.g. 'overlap=0,24,48' or 'size=400,800;overlap=0,100' (a grid)",
+    )
     parser.addini(
         "chunkrecall_gold",
         "Glob patterns of gold files, relative to the rootdir; replaces the default "
@@ -85,6 +105,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[LOADER] = _ini_value(config, "loader") or None
     config.stash[LENGTH] = _ini_value(config, "length") or None
     config.stash[K_OVERRIDE] = k
+    spec = config.getoption("chunkrecall_sweep")
+    try:
+        config.stash[SWEEP] = sweep.parse(spec) if spec is not None else None
+    except ValueError as exc:
+        raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
+    config.stash[PLANS] = {}
     config.stash[ENGINE] = Engine(config.rootpath)
     config.stash[DESCRIBED] = set()
     config.stash[GOLD_PATTERNS] = _gold_files(config)
@@ -161,6 +187,7 @@ class Recorder:
         self.config = config
         self.cases: dict[str, dict[str, Any]] = {}
         self.gold_info: dict[str, dict[str, Any]] = {}
+        self.sweep: list[SweepRow] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "chunkrecall", None)
@@ -188,7 +215,11 @@ class Recorder:
             geometry = (info or {}).get("geometry")
             analysis = None
             if geometry:
-                facts = [SpanFact(r.id, r.span_length, r.span_split) for r in mine if r.verdict != "absent"]
+                facts = [
+                    SpanFact(r.id, r.span_length, r.span_split)
+                    for r in mine
+                    if r.verdict != "absent"
+                ]
                 analysis = analyse(facts, geometry)
             summaries.append(GoldFileSummary(path, info, mine, analysis))
         return summaries
@@ -203,12 +234,18 @@ class Recorder:
             }
             for summary in self.gold_files()
         ]
-        return {
+        data: dict[str, Any] = {
             "chunkrecall_report": 1,
             "totals": Totals.of(self.results()).to_json(),
             "gold_files": gold_files,
             "cases": self.ordered(),
         }
+        if self.sweep:
+            data["sweep"] = {
+                "spec": self.config.getoption("chunkrecall_sweep"),
+                "rows": [row.to_json(self.sweep[0]) for row in self.sweep],
+            }
+        return data
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
@@ -220,18 +257,53 @@ class Recorder:
         terminalreporter.write_line(report.headline(totals), bold=True)
         for summary in self.gold_files():
             for line in report.gold_file_lines(
-                summary.path, summary.info, summary.results, analysis=summary.analysis, verbose=verbose
+                summary.path,
+                summary.info,
+                summary.results,
+                analysis=summary.analysis,
+                verbose=verbose,
             ):
                 terminalreporter.write_line(line, yellow=line.startswith("  !"))
         terminalreporter.write_line(report.verdict_counts(totals))
+        if self.sweep:
+            spec = self.config.getoption("chunkrecall_sweep")
+            for line in report.sweep_lines(
+                spec, [row.to_json(self.sweep[0]) for row in self.sweep]
+            ):
+                terminalreporter.write_line(line)
         path = self.config.getoption("chunkrecall_report")
         if path:
             terminalreporter.write_line(f"chunkrecall: JSON report written to {path}")
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        settings = self.config.stash[SWEEP]
+        if settings and self.cases:
+            self.sweep = self._run_sweep(session, settings)
         path = self.config.getoption("chunkrecall_report")
         if path and self.cases:
             write_atomically(Path(path), json.dumps(self.to_json(), indent=2) + "\n")
+
+    def _run_sweep(self, session: pytest.Session, settings: list[dict[str, Any]]) -> list[SweepRow]:
+        """Evaluate the cases of this run again at each setting, here, with the same engine.
+
+        Under xdist this process collected nothing, so it reads the gold files
+        itself; a serial run reuses its plans and suites.
+        """
+        plans: list[Plan] = []
+        known = self.config.stash[PLANS]
+        case_ids: dict[str, set[str]] = {}
+        for result in self.results():
+            case_ids.setdefault(result.gold_file, set()).add(result.id)
+        for name in sorted(case_ids):
+            found = known.get(name)
+            if found is None:
+                path = self.config.rootpath / name
+                try:
+                    found = plan_gold_file(self.config, session.gethookproxy(path), path, name)
+                except ChunkrecallError:
+                    continue  # its cases reported the error already
+            plans.append(found)
+        return sweep.run(plans, settings, self.config.stash[ENGINE], case_ids=case_ids)
 
 
 def write_atomically(path: Path, text: str) -> None:

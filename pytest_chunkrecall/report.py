@@ -62,8 +62,12 @@ def _cut(result: CaseResult) -> list[str]:
         elif cut.overlap == 0:
             lines.append("    the two chunks do not overlap")
         else:
-            lines.append(f"    the two chunks leave a gap of {-cut.overlap} chars that no chunk holds")
-    sizes = [view.size for view in (cut.left, cut.right) if view is not None and view.size is not None]
+            lines.append(
+                f"    the two chunks leave a gap of {-cut.overlap} chars that no chunk holds"
+            )
+    sizes = [
+        view.size for view in (cut.left, cut.right) if view is not None and view.size is not None
+    ]
     length, unit = result.span_length, result.unit
     if sizes and length > max(sizes):
         lines.append(
@@ -205,7 +209,9 @@ def _recommendation(analysis: Mapping[str, Any], unit: str) -> list[str]:
             longest = analysis["length_p90" if name == "p90" else "length_max"]
             parts.append(f"{label}: no overlap can (length {longest} >= chunk size)")
         else:
-            parts.append(f"{label}: overlap {overlap} {unit} (index grows x{analysis[f'growth_{name}']:g})")
+            parts.append(
+                f"{label}: overlap {overlap} {unit} (index grows x{analysis[f'growth_{name}']:g})"
+            )
     return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
 
 
@@ -221,3 +227,34 @@ def _count(number: int, noun: str) -> str:
 
 def _percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
+
+
+def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
+    """The sweep table: setting, chunks, index size, split spans, hit-rate, change."""
+    header = ("setting", "chunks", "index x", "split spans", "hit-rate@k", "change")
+    table = [header]
+    errors = []
+    for row in rows:
+        failed = [g for g in row["gold_files"] if g["error"]]
+        errors += [f"  {row['label']}: {g['path']}: {g['error']}" for g in failed]
+        change = row["change_points"]
+        table.append(
+            (
+                row["label"],
+                f"{row['chunks']:,}",
+                f"{row['index_multiplier']:.2f}",
+                str(row["split_spans"]),
+                f"{row['hits']}/{row['cases']} ({_percent(row['hit_rate'])})",
+                ""
+                if row["setting"] is None
+                else ("error" if change is None else f"{change:+.1f} pts"),
+            )
+        )
+    widths = [max(len(line[i]) for line in table) for i in range(len(header))]
+    lines = [f"chunkrecall sweep {spec!r}:"]
+    for line in table:
+        cells = [line[0].ljust(widths[0])] + [
+            cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)
+        ]
+        lines.append("  " + "  ".join(cells).rstrip())
+    return lines + errors

@@ -9,6 +9,7 @@ from typing import Any
 
 from .chunks import Chunk
 from .errors import ChunkrecallError, describe, user_traceback
+from .settings import did_you_mean
 
 ChunkFunction = Callable[[str], Any]
 SearchFunction = Callable[[str, int], Any]
@@ -63,6 +64,28 @@ def chunk_function(
             where=where,
         )
     return _splitter(obj, name=name, where=where)
+
+
+def check_arguments(obj: Any, args: Mapping[str, Any]) -> str | None:
+    """Why the chunker ``obj`` cannot be configured with ``args``, or ``None`` when it can."""
+    if inspect.isclass(obj):
+        fits = _accepts(obj, (), args)
+    elif _is_function(obj):
+        fits = _accepts(obj, ("text",), args) or _accepts(obj, (), args)
+    else:
+        return "it is an object that is already configured, so its arguments cannot be changed"
+    if fits:
+        return None
+    try:
+        parameters = inspect.signature(obj).parameters
+    except (TypeError, ValueError):
+        parameters = {}  # type: ignore[assignment]
+    takes = [p for p in parameters if p not in ("self", "text")]
+    unknown = [name for name in args if name not in parameters]
+    if unknown:
+        hints = "".join(did_you_mean(name, tuple(takes)) for name in unknown)
+        return f"it takes no argument {', '.join(map(repr, unknown))} (it takes {', '.join(takes) or 'none'}){hints}"
+    return f"it cannot be called with the arguments {sorted(args)} (its signature is {_signature(obj)})"
 
 
 def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:

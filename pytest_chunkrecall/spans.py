@@ -64,7 +64,9 @@ def analyse(spans: Iterable[SpanFact], geometry: Mapping[str, Any]) -> dict[str,
     }
     if not facts or not size or overlap is None:
         return result
-    result["predicted_whole"] = round(sum(kept_whole(size, overlap, n) for n in lengths) / len(lengths), 4)
+    result["predicted_whole"] = round(
+        sum(kept_whole(size, overlap, n) for n in lengths) / len(lengths), 4
+    )
     for name, needed in (("p90", result["length_p90"]), ("all", result["length_max"])):
         if needed < size:
             wanted = max(needed, overlap)
