@@ -39,17 +39,24 @@ def place(document: str, pieces: Iterable[tuple[str, int | None]]) -> list[int |
     """Find where each ``(text, start_hint)`` piece sits in ``document``.
 
     A hint is trusted when the document really holds the text there. Otherwise
-    the text is looked for moving forward from the previous chunk's start (so
-    overlapping chunks are found), first nearby, then in the rest of the
-    document. A piece that is not in the document verbatim gets ``None``.
+    the text is tried where the last stride between chunks would put it, then
+    looked for moving forward from the previous chunk's start (so overlapping
+    chunks are found), first nearby, then in the rest of the document. A piece
+    that is not in the document verbatim gets ``None``. Text that repeats in the
+    document is placed at its first occurrence after the previous chunk.
     """
     starts: list[int | None] = []
     cursor = 0
     full_searches_failed = 0
+    previous: int | None = None
+    stride: int | None = None
     for text, hint in pieces:
         start: int | None = None
+        predicted = previous + stride if previous is not None and stride else None
         if hint is not None and document.startswith(text, hint):
             start = hint
+        elif predicted is not None and document.startswith(text, predicted):
+            start = predicted
         else:
             near = document.find(text, cursor, cursor + len(text) + _NEAR)
             if near >= 0:
@@ -62,5 +69,7 @@ def place(document: str, pieces: Iterable[tuple[str, int | None]]) -> list[int |
                     start = far
         if start is not None:
             cursor = start + 1 if text else start
+            stride = start - previous if previous is not None else None
+            previous = start
         starts.append(start)
     return starts

@@ -1,0 +1,405 @@
+"""Chunk geometry: whole-in-a-chunk and cuts against a literal scan, the window arithmetic, and
+what the summary says about effective overlap and span lengths."""
+
+from __future__ import annotations
+
+import json
+import random
+import textwrap
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_chunkrecall.chunkers import fixed_size
+from pytest_chunkrecall.chunks import Chunk
+from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
+from pytest_chunkrecall.geometry import ChunkMap, measure
+from pytest_chunkrecall.matching import Matcher
+from pytest_chunkrecall.retrievers import bm25
+from pytest_chunkrecall.spans import SpanFact, analyse, kept_whole
+
+# ---------------------------------------------------------------- oracles
+
+
+def literal_whole(chunks: list[Chunk], start: int, end: int) -> bool:
+    return any(c.start is not None and c.start <= start and end <= c.end for c in chunks)
+
+
+def literal_cut(chunks: list[Chunk], start: int) -> int | None:
+    """Where the span is divided: the farthest end of a chunk holding its start, else the next start."""
+    covering = [c.end for c in chunks if c.start <= start < c.end]
+    if covering:
+        return max(covering)
+    later = [c.start for c in chunks if c.start > start]
+    return min(later) if later else None
+
+
+@st.composite
+def chunkings(draw: st.DrawFn) -> tuple[int, list[tuple[int, int]]]:
+    """A document length and chunk intervals: fixed-size windows, or any intervals with gaps."""
+    length = draw(st.integers(1, 400))
+    if draw(st.booleans()):
+        size = draw(st.integers(1, 120))
+        overlap = draw(st.integers(0, size - 1))
+        stride = size - overlap
+        return length, [(s, min(s + size, length)) for s in range(0, length, stride)]
+    bounds = draw(
+        st.lists(
+            st.tuples(st.integers(0, length - 1), st.integers(1, 150)), min_size=1, max_size=12
+        )
+    )
+    return length, [(s, min(length, s + n)) for s, n in bounds]
+
+
+@settings(max_examples=300, deadline=None)
+@given(chunkings(), st.data())
+def test_whole_and_cut_agree_with_a_literal_scan(chunking, data):
+    length, intervals = chunking
+    chunks = [Chunk("x" * (e - s), "doc", i, s, e) for i, (s, e) in enumerate(intervals)]
+    chunk_map = ChunkMap(chunks)
+    start = data.draw(st.integers(0, length - 1))
+    end = data.draw(st.integers(start + 1, length))
+
+    holder = chunk_map.holder("doc", start, end)
+    assert (holder is not None) == literal_whole(chunks, start, end)
+    if holder is not None:
+        assert holder.start <= start and end <= holder.end
+    else:
+        cut = chunk_map.cut("doc", start, end)
+        expected = literal_cut(chunks, start)
+        assert (cut.offset if cut else None) == expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    text=st.text(alphabet="ab c", min_size=1, max_size=300),
+    size=st.integers(2, 60),
+    data=st.data(),
+)
+def test_engine_finds_a_span_whole_exactly_when_some_chunk_text_holds_it(text, size, data):
+    overlap = data.draw(st.integers(0, size - 1))
+    start = data.draw(st.integers(0, len(text) - 1))
+    end = data.draw(st.integers(start + 1, len(text)))
+    span = text[start:end]
+    if not span.strip():
+        return  # spans are stripped; an all-blank span is not a span
+    suite = _suite(text, size, overlap)
+    where = suite.space(Matcher("exact")).locate(span.strip())
+    assert where.present
+    assert where.whole == any(span.strip() in chunk.text for chunk in suite.chunks)
+
+
+def _suite(text: str, size: int, overlap: int) -> Suite:
+    docs = (Document("doc.md", text),)
+    chunker = Component.of("fixed_size", fixed_size, {"size": size, "overlap": overlap})
+    chunks = chunk_corpus(docs, chunker)
+    return Suite(docs, chunks, chunker, Component.of("bm25", bm25))
+
+
+# ----------------------------------------------------------- arithmetic
+
+
+def test_sliding_windows_keep_spans_whole_as_the_arithmetic_says():
+    rng = random.Random(7)
+    text = "".join(rng.choice("abcdefghijklmnopqrstuvwxyz ") for _ in range(200_000))
+    size, span_length = 512, 200
+    starts = [rng.randrange(0, len(text) - span_length) for _ in range(3000)]
+
+    shares = {}
+    for overlap in (0, 200):
+        suite = _suite(text, size, overlap)
+        kept = [suite.chunk_map.holder("doc.md", s, s + span_length) is not None for s in starts]
+        shares[overlap] = sum(kept) / len(kept)
+
+    assert kept_whole(size, 0, span_length) == pytest.approx(1 - 200 / 512)
+    assert abs(shares[0] - (1 - span_length / size)) < 0.03  # 60.9 % in theory
+    assert shares[200] == 1.0
+
+
+def test_kept_whole_limits():
+    assert kept_whole(512, 0, 0) == 1.0
+    assert kept_whole(512, 256, 256) == 1.0  # V >= L: certain
+    assert kept_whole(512, 500, 600) == 0.0  # L > C: impossible
+    assert kept_whole(512, 192, 200) == pytest.approx(312 / 320)
+
+
+def test_analysis_names_spans_longer_than_every_chunk_and_recommends_overlap():
+    geometry = {"size_p50": 100, "size_max": 100, "boundaries": 9, "overlap_p50": 0}
+    spans = [SpanFact(f"c{n}", n, False) for n in (10, 20, 30, 40, 50, 60, 70, 80, 90)]
+    spans.append(SpanFact("long", 150, True))
+    result = analyse(spans, geometry)
+    assert result["longer_than_every_chunk"] == ["long"]
+    assert result["length_p90"] == 90
+    assert result["recommended_overlap_p90"] == 90
+    assert result["growth_p90"] == pytest.approx(10.0)  # 100 / (100 - 90)
+    assert result["recommended_overlap_all"] is None  # 150 > 100: no overlap can
+    assert result["observed_whole"] == 0.9
+
+
+def test_effective_overlap_of_fixed_windows_is_the_configured_overlap():
+    rng = random.Random(1)
+    text = " ".join(
+        rng.choice(["refund", "window", "days", "ship", "fee", "order"]) for _ in range(300)
+    )
+    suite = _suite(text, 80, 24)
+    facts = measure(suite.documents, suite.chunk_map, suite.chunks, configured_overlap=24)
+    # the last window may be short, lying wholly inside the one before it
+    assert facts["overlap_p50"] == facts["overlap_max"] == 24
+    assert facts["overlap_min"] == min(24, len(suite.chunks[-1].text))
+    assert facts["no_overlap"] == facts["gaps"] == 0
+    assert facts["boundaries"] == len(suite.chunks) - 1
+    assert facts["index_multiplier"] == pytest.approx(
+        sum(len(c.text) for c in suite.chunks) / len(text), abs=1e-3
+    )
+
+
+def test_gaps_are_measured_and_whitespace_gaps_count_as_no_overlap():
+    text = "aaaa bbbb\ncccc dddd"
+    chunks = [
+        Chunk("aaaa", "d", 0, 0, 4),
+        Chunk("bbbb", "d", 1, 5, 9),  # a one-space gap: nothing lost
+        Chunk("dddd", "d", 2, 15, 19),  # "\ncccc " is in no chunk
+    ]
+    facts = measure([Document("d", text)], ChunkMap(chunks), chunks)
+    assert facts["overlap_min"] == -6
+    assert facts["no_overlap"] == 2
+    assert facts["gaps"] == 1
+
+
+# ------------------------------------------------------- what users see
+
+CORPUS = (
+    "Support knowledge base for the storefront. Read every policy below. "
+    "The refund window is 30 days from the delivery date confirmed by carrier. "
+    "Express shipping takes 2 business days nationwide for in-stock goods now. "
+    "Warranty coverage runs 12 months from the original purchase date on file. "
+    "A restocking fee of 15 percent applies to opened or clearly used returns. "
+    "Customs clearance for international parcels routed through the distant "
+    "regional sorting hub is billed at 9 dollars per kilogram of weight."
+)
+
+GOLD = """\
+corpus: ../docs/*.md
+chunker_args: {size: 80, overlap: OVERLAP}
+k: 1
+cases:
+  - id: refund-window
+    question: What is the refund window?
+    needle: 30 days
+    span: The refund window is 30 days
+  - id: express
+    question: How long does express shipping take?
+    needle: 2 business days
+    span: Express shipping takes 2 business days
+  - id: warranty
+    question: warranty coverage
+    needle: 12 months
+  - id: restocking
+    question: What is the restocking fee?
+    needle: 15 percent
+  - id: customs
+    question: How much is customs clearance?
+    needle: 9 dollars
+    span: {from: Customs clearance, to: 9 dollars}
+    xfail: anchor and value sit farther apart than one chunk
+"""
+
+
+@pytest.fixture
+def storefront(pytester: pytest.Pytester):
+    def make(overlap: int) -> pytest.Pytester:
+        pytester.mkdir("docs")
+        pytester.path.joinpath("docs", "policies.md").write_text(CORPUS)
+        pytester.mkdir("gold")
+        pytester.path.joinpath("gold", "policies.yaml").write_text(
+            GOLD.replace("OVERLAP", str(overlap))
+        )
+        return pytester
+
+    return make
+
+
+def test_split_failure_shows_the_geometry_of_the_cut(storefront):
+    result = storefront(0).runpytest()
+    result.assert_outcomes(passed=1, failed=3, xfailed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*split*no single chunk holds it whole*",
+            "*span:     'The refund window is 30 days' (28 chars)",
+            "*cut at docs/policies.md offset 80: …*The refund w|indow is 30 days*",
+            "*before the cut: chunk 0 [[]0:80] (80 chars) ends there",
+            "*after the cut:  chunk 1 [[]80:160] (80 chars)",
+            "*the two chunks do not overlap",
+            "*an overlap of at least 28 chars (the span's length) keeps a span this long whole*",
+        ]
+    )
+
+
+def test_summary_shows_overlap_span_lengths_ceiling_and_prediction(storefront):
+    pytester = storefront(24)
+    result = pytester.runpytest("--chunkrecall-report=report.json")
+    result.assert_outcomes(passed=4, xfailed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: hit-rate 4/5 (80.0%), split spans 1",
+            "gold/policies.yaml: hit-rate 4/5 (80.0%), split spans 1",
+            "*chunker pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=24) -> 9 chunks (index x1.38*",
+            "  geometry: overlap configured 24, effective overlap 24; 0 of 8 boundaries without;"
+            " spans p50 *, p90 *, max 114 chars; kept whole 80.0%, predicted *",
+            "  ! 1 span longer than every chunk (80 chars): customs; no overlap can keep it whole,"
+            " only a larger or structural chunk can",
+        ]
+    )
+    report = json.loads((pytester.path / "report.json").read_text())
+    (gold,) = report["gold_files"]
+    assert gold["geometry"]["overlap_p50"] == 24
+    assert gold["geometry"]["chunks"] == 9
+    assert gold["spans"]["longer_than_every_chunk"] == ["customs"]
+    assert gold["spans"]["observed_whole"] == 0.8
+
+
+def test_a_chunker_whose_text_cannot_be_placed_has_unknown_offsets(pytester: pytest.Pytester):
+    pytester.makepyfile(
+        shouting="""
+        def chunk(text):
+            return [part.upper() for part in text.split(". ")]
+        """
+    )
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.mkdir("docs")
+    pytester.path.joinpath("docs", "a.md").write_text(
+        "The refund window is 30 days. Shipping is free."
+    )
+    pytester.mkdir("gold")
+    pytester.path.joinpath("gold", "a.yaml").write_text(
+        textwrap.dedent(
+            """\
+            corpus: ../docs/*.md
+            chunker: shouting:chunk
+            cases:
+              - question: refund window
+                needle: 30 days
+            """
+        )
+    )
+    result = pytester.runpytest()
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*offsets unknown for 2 of 2 chunks (not measured)*"])
+
+
+def test_line_splitter_drops_configured_overlap_and_the_summary_says_so(pytester: pytest.Pytester):
+    pytest.importorskip("langchain_text_splitters", reason="needs langchain-text-splitters")
+    rng = random.Random(3)
+    lines = []
+    for number in range(60):
+        width = rng.choice([12, 20, 35, 60, 90])
+        lines.append(f"line {number} is here, padded with words {'x' * width}"[: width + 10])
+    pytester.mkdir("docs")
+    pytester.path.joinpath("docs", "lines.md").write_text("\n".join(lines))
+    pytester.makeconftest(
+        """
+        from langchain_text_splitters import CharacterTextSplitter
+
+        def chunk(text, chunk_size, chunk_overlap):
+            splitter = CharacterTextSplitter(
+                separator="\\n", chunk_size=chunk_size, chunk_overlap=chunk_overlap
+            )
+            return splitter.split_text(text)
+
+        def pytest_chunkrecall_chunker(config, gold_path):
+            return chunk
+        """
+    )
+    pytester.mkdir("gold")
+    pytester.path.joinpath("gold", "lines.yaml").write_text(
+        textwrap.dedent(
+            """\
+            corpus: ../docs/*.md
+            chunker_args: {chunk_size: 120, chunk_overlap: 40}
+            cases:
+              - question: line 7
+                needle: line 7
+            """
+        )
+    )
+    result = pytester.runpytest("--chunkrecall-report=r.json")
+    result.stdout.fnmatch_lines(
+        [
+            "  geometry: overlap configured 40, effective overlap * boundaries without*",
+            "  ! configured overlap 40 is not delivered: * of * boundaries share no text",
+        ]
+    )
+    geometry = json.loads((pytester.path / "r.json").read_text())["gold_files"][0]["geometry"]
+    assert geometry["configured_overlap"] == 40
+    assert 0 < geometry["no_overlap"] < geometry["boundaries"]
+    assert geometry["placed"] == geometry["chunks"]
+
+
+# ------------------------------------------------------------------ sweep
+
+
+def test_sweep_prints_a_table_and_the_tests_keep_the_configured_setting(storefront):
+    pytester = storefront(0)
+    result = pytester.runpytest(
+        "--chunkrecall-sweep", "overlap=0,24", "--chunkrecall-report=r.json"
+    )
+    result.assert_outcomes(passed=1, failed=3, xfailed=1)  # the configured overlap 0
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall sweep 'overlap=0,24':",
+            "  setting *chunks*index x*split spans*hit-rate@k*change",
+            "  configured (overlap=0) * 7 * 1.00 * 4 * 1/5 (20.0%)",
+            "  overlap=0 * 7 * 1.00 * 4 * 1/5 (20.0%) * +0.0 pts",
+            "  overlap=24 * 9 * 1.38 * 1 * 4/5 (80.0%) * +60.0 pts",
+        ]
+    )
+    rows = json.loads((pytester.path / "r.json").read_text())["sweep"]["rows"]
+    assert [row["label"] for row in rows] == ["configured (overlap=0)", "overlap=0", "overlap=24"]
+    assert [row["hits"] for row in rows] == [1, 1, 4]
+    assert rows[2]["change_points"] == 60.0
+
+
+def test_sweep_over_a_grid_and_under_xdist_gives_the_same_table(storefront):
+    pytester = storefront(0)
+    spec = "size=80,100; overlap=0,24"
+    serial = pytester.runpytest("--chunkrecall-sweep", spec)
+    parallel = pytester.runpytest_subprocess("--chunkrecall-sweep", spec, "-n", "2")
+
+    def table(result: pytest.RunResult) -> list[str]:
+        lines = result.outlines
+        start = lines.index(f"chunkrecall sweep {spec!r}:")
+        return lines[start : start + 6]
+
+    assert len(table(serial)) == 6
+    assert table(serial) == table(parallel)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("overlap", "*'overlap' is not name=value,value,…*"),
+        ("overlap=", "*'overlap' needs a list of values*"),
+        ("overlap=0,,24", "*'overlap' needs a list of values*"),
+        ("  ", "*it is empty*"),
+        ("overlap=0 overlap=4", "*'overlap' is given twice*"),
+    ],
+)
+def test_sweep_spec_that_does_not_parse_is_a_usage_error(storefront, spec, message):
+    result = storefront(0).runpytest("--chunkrecall-sweep", spec)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"ERROR: --chunkrecall-sweep*{message}"])
+
+
+def test_sweep_naming_an_argument_the_chunker_does_not_take_stops_before_any_test(storefront):
+    result = storefront(0).runpytest("--chunkrecall-sweep", "overlp=0,24")
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: gold/policies.yaml: --chunkrecall-sweep 'overlp=0,24' cannot be applied to"
+            " chunker pytest_chunkrecall.chunkers:fixed_size: it takes no argument 'overlp'"
+            " (it takes size, overlap); did you mean 'overlap'?"
+        ]
+    )
