@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -14,19 +15,14 @@ from .engine import Engine
 from .errors import ChunkrecallError, describe, user_traceback
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
+from .options import OPTIONS
 from .results import CaseResult
-from .settings import Settings
 from .shapes import check_arguments
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 ENGINE = pytest.StashKey[Engine]()
-INI = pytest.StashKey[Settings]()
-LOADER = pytest.StashKey["str | None"]()
-K_OVERRIDE = pytest.StashKey["int | None"]()
-LENGTH = pytest.StashKey["str | None"]()
-SWEEP = pytest.StashKey["list[dict[str, Any]] | None"]()
 PLANS = pytest.StashKey["dict[str, Plan]"]()
 SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
 
@@ -45,22 +41,22 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
     Raises :class:`ChunkrecallError` naming the file and line, or the option, at fault.
     """
     gold = load(path, name=name)
+    opts = config.stash[OPTIONS]
     the_plan = plan(
         gold,
         name=name,
         rootdir=config.rootpath,
-        ini=config.stash[INI],
-        loader=config.stash[LOADER],
+        ini=opts.ini,
+        loader=opts.loader,
         supplied=_supplied(config, hook, path, name),
-        k_override=config.stash[K_OVERRIDE],
-        length=config.stash[LENGTH],
+        k_override=opts.k_override,
+        length=opts.length,
     )
-    settings = config.stash[SWEEP]
-    if settings:
-        problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **settings[0]})
+    if opts.sweep:
+        problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **opts.sweep[0]})
         if problem:
             raise ChunkrecallError(
-                f"--chunkrecall-sweep {config.getoption('chunkrecall_sweep')!r} cannot be applied to "
+                f"--chunkrecall-sweep {opts.sweep_spec!r} cannot be applied to "
                 f"chunker {the_plan.chunker.name}: {problem}",
                 where=the_plan.settings.where("chunker") or name,
             )
@@ -124,14 +120,25 @@ class CaseItem(pytest.Item):
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
-        self.result = self.plan.evaluate(suite, self.case)
+        result = self.plan.evaluate(suite, self.case)
+        setup = self.config.stash[OPTIONS].baseline
+        entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
+        if entry is not None:
+            result = replace(result, baseline=entry.to_json())
+        self.result = result
         self.user_properties += [
-            ("verdict", self.result.verdict),
-            ("rank", self.result.rank),
-            ("span_split", self.result.span_split),
+            ("verdict", result.verdict),
+            ("rank", result.rank),
+            ("span_split", result.span_split),
         ]
-        if not self.result.hit:
-            raise CaseFailed(self.result)
+        if result.hit:
+            return
+        if self.case.xfail is None:  # a YAML xfail keeps its own meaning
+            if setup.update:
+                pytest.xfail(f"recorded in the baseline as a known miss: {result.verdict}")
+            if entry is not None and not entry.hit:
+                pytest.xfail(f"known miss in baseline: {entry.verdict}")
+        raise CaseFailed(result)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

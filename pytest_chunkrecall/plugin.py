@@ -1,41 +1,20 @@
-"""The pytest face: options, collection of gold files, and the run's summary and report."""
+"""The pytest face: options, collection of gold files, and what each test report carries."""
 
 from __future__ import annotations
 
-import glob
-import json
-import os
-import tempfile
 from collections.abc import Generator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from . import hookspecs, report, sweep
+from . import hookspecs, options
 from .engine import Engine
-from .errors import ChunkrecallError
-from .evaluation import Plan
-from .items import (
-    ENGINE,
-    INI,
-    K_OVERRIDE,
-    LENGTH,
-    LOADER,
-    PLANS,
-    SWEEP,
-    CaseItem,
-    GoldFile,
-    plan_gold_file,
-)
-from .results import CaseResult, Totals
-from .settings import SETTING_KEYS, Settings, check_setting
-from .spans import SpanFact, analyse
-from .sweep import SweepRow
+from .items import ENGINE, PLANS, CaseItem, GoldFile
+from .options import OPTIONS
+from .recorder import Recorder
+from .settings import SETTING_KEYS
 
-GOLD_PATTERNS = pytest.StashKey["set[Path] | None"]()
 DESCRIBED = pytest.StashKey["set[str]"]()
 
 _INI_HELP = {
@@ -75,6 +54,37 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Also evaluate every gold file at other chunker settings and print a table, "
         "e.g. 'overlap=0,24,48' or 'size=400,800;overlap=0,100' (a grid)",
     )
+    group.addoption(
+        "--chunkrecall-baseline",
+        metavar="PATH",
+        help="Compare the run with the baseline at PATH: a case that was a hit and now misses "
+        "fails as a regression, a known miss is an expected failure (ini: chunkrecall_baseline)",
+    )
+    group.addoption(
+        "--chunkrecall-update-baseline",
+        action="store_true",
+        help="Write this run's results to the baseline instead of comparing with it; "
+        "misses are recorded as known misses and do not fail the run",
+    )
+    group.addoption(
+        "--chunkrecall-markdown",
+        metavar="PATH",
+        help="Write a Markdown summary (totals, regressions, improvements, worst split spans) "
+        "to PATH; it is also appended to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    parser.addini(
+        "chunkrecall_baseline",
+        "The baseline file, relative to the rootdir (the command line's --chunkrecall-baseline wins)",
+    )
+    parser.addini(
+        "chunkrecall_max_drop",
+        "Fail the run when the hit-rate falls by more than this many percentage points "
+        "against the baseline (default: 0)",
+    )
+    parser.addini(
+        "chunkrecall_min_hit_rate",
+        "Fail the run when the hit-rate is below this share, from 0 to 1",
+    )
     parser.addini(
         "chunkrecall_gold",
         "Glob patterns of gold files, relative to the rootdir; replaces the default "
@@ -98,22 +108,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    k = config.getoption("chunkrecall_k")
-    if k is not None and k < 1:
-        raise pytest.UsageError(f"--chunkrecall-k must be at least 1, not {k}")
-    config.stash[INI] = _ini_settings(config)
-    config.stash[LOADER] = _ini_value(config, "loader") or None
-    config.stash[LENGTH] = _ini_value(config, "length") or None
-    config.stash[K_OVERRIDE] = k
-    spec = config.getoption("chunkrecall_sweep")
-    try:
-        config.stash[SWEEP] = sweep.parse(spec) if spec is not None else None
-    except ValueError as exc:
-        raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
-    config.stash[PLANS] = {}
+    config.stash[OPTIONS] = options.read(config)
     config.stash[ENGINE] = Engine(config.rootpath)
+    config.stash[PLANS] = {}
     config.stash[DESCRIBED] = set()
-    config.stash[GOLD_PATTERNS] = _gold_files(config)
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "chunkrecall-recorder")
 
@@ -121,7 +119,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile | None:
     if file_path.suffix not in (".yaml", ".yml"):
         return None
-    chosen = parent.config.stash[GOLD_PATTERNS]
+    chosen = parent.config.stash[OPTIONS].gold_files
     if chosen is None:
         rootdir = parent.config.rootpath
         parts = (
@@ -164,204 +162,3 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     ):
         described.add(item.plan.name)
         test_report.chunkrecall_gold = item.gold_info()  # type: ignore[attr-defined]
-
-
-@dataclass(frozen=True)
-class GoldFileSummary:
-    """One gold file as the summary shows it."""
-
-    path: str
-    info: dict[str, Any] | None
-    results: list[CaseResult]
-    analysis: dict[str, Any] | None
-
-
-class Recorder:
-    """Collects every case's result from the reports, then writes the summary and the JSON report.
-
-    Registered only where reports are aggregated (a serial run, or the xdist
-    controller); it never evaluates anything itself.
-    """
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.cases: dict[str, dict[str, Any]] = {}
-        self.gold_info: dict[str, dict[str, Any]] = {}
-        self.sweep: list[SweepRow] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        data = getattr(report, "chunkrecall", None)
-        if data is None:
-            return
-        self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
-        info = getattr(report, "chunkrecall_gold", None)
-        if info is not None:
-            self.gold_info.setdefault(data["gold_file"], info)
-
-    def results(self) -> list[CaseResult]:
-        """The evaluated cases (skipped ones have no result), in gold-file order."""
-        return [CaseResult.from_json(case) for case in self.ordered() if case.get("verdict")]
-
-    def ordered(self) -> list[dict[str, Any]]:
-        return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
-
-    def gold_files(self) -> list[GoldFileSummary]:
-        """Each gold file of the run with its facts, its results and its span arithmetic."""
-        results = self.results()
-        summaries = []
-        for path in sorted({case["gold_file"] for case in self.cases.values()}):
-            mine = [r for r in results if r.gold_file == path]
-            info = self.gold_info.get(path)
-            geometry = (info or {}).get("geometry")
-            analysis = None
-            if geometry:
-                facts = [
-                    SpanFact(r.id, r.span_length, r.span_split)
-                    for r in mine
-                    if r.verdict != "absent"
-                ]
-                analysis = analyse(facts, geometry)
-            summaries.append(GoldFileSummary(path, info, mine, analysis))
-        return summaries
-
-    def to_json(self) -> dict[str, Any]:
-        gold_files = [
-            {
-                "path": summary.path,
-                **(summary.info or {}),
-                "spans": summary.analysis,
-                "totals": Totals.of(summary.results).to_json(),
-            }
-            for summary in self.gold_files()
-        ]
-        data: dict[str, Any] = {
-            "chunkrecall_report": 1,
-            "totals": Totals.of(self.results()).to_json(),
-            "gold_files": gold_files,
-            "cases": self.ordered(),
-        }
-        if self.sweep:
-            data["sweep"] = {
-                "spec": self.config.getoption("chunkrecall_sweep"),
-                "rows": [row.to_json(self.sweep[0]) for row in self.sweep],
-            }
-        return data
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.cases:
-            return
-        totals = Totals.of(self.results())
-        verbose = self.config.get_verbosity() > 0
-        terminalreporter.write_sep("=", "chunkrecall")
-        terminalreporter.write_line(report.headline(totals), bold=True)
-        for summary in self.gold_files():
-            for line in report.gold_file_lines(
-                summary.path,
-                summary.info,
-                summary.results,
-                analysis=summary.analysis,
-                verbose=verbose,
-            ):
-                terminalreporter.write_line(line, yellow=line.startswith("  !"))
-        terminalreporter.write_line(report.verdict_counts(totals))
-        if self.sweep:
-            spec = self.config.getoption("chunkrecall_sweep")
-            for line in report.sweep_lines(
-                spec, [row.to_json(self.sweep[0]) for row in self.sweep]
-            ):
-                terminalreporter.write_line(line)
-        path = self.config.getoption("chunkrecall_report")
-        if path:
-            terminalreporter.write_line(f"chunkrecall: JSON report written to {path}")
-
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        settings = self.config.stash[SWEEP]
-        if settings and self.cases:
-            self.sweep = self._run_sweep(session, settings)
-        path = self.config.getoption("chunkrecall_report")
-        if path and self.cases:
-            write_atomically(Path(path), json.dumps(self.to_json(), indent=2) + "\n")
-
-    def _run_sweep(self, session: pytest.Session, settings: list[dict[str, Any]]) -> list[SweepRow]:
-        """Evaluate the cases of this run again at each setting, here, with the same engine.
-
-        Under xdist this process collected nothing, so it reads the gold files
-        itself; a serial run reuses its plans and suites.
-        """
-        plans: list[Plan] = []
-        known = self.config.stash[PLANS]
-        case_ids: dict[str, set[str]] = {}
-        for result in self.results():
-            case_ids.setdefault(result.gold_file, set()).add(result.id)
-        for name in sorted(case_ids):
-            found = known.get(name)
-            if found is None:
-                path = self.config.rootpath / name
-                try:
-                    found = plan_gold_file(self.config, session.gethookproxy(path), path, name)
-                except ChunkrecallError:
-                    continue  # its cases reported the error already
-            plans.append(found)
-        return sweep.run(plans, settings, self.config.stash[ENGINE], case_ids=case_ids)
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file, so readers never see half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-
-
-def _outcome(test_report: pytest.TestReport) -> str:
-    if hasattr(test_report, "wasxfail"):
-        return "xfailed" if test_report.skipped else "xpassed"
-    return test_report.outcome
-
-
-def _ini_settings(config: pytest.Config) -> Settings:
-    values: dict[str, Any] = {}
-    origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
-        raw = _ini_value(config, key)
-        if not raw:
-            continue
-        option = f"chunkrecall_{key}"
-        value: Any = raw
-        if key in ("chunker_args", "retriever_args", "k", "fuzzy_threshold"):
-            try:
-                value = yaml.safe_load(raw)
-            except yaml.YAMLError:
-                raise pytest.UsageError(
-                    f"ini option {option}: cannot read {raw!r} as YAML or JSON"
-                ) from None
-        if key == "corpus":
-            value = list(raw)
-        value, problem = check_setting(key, value)
-        if problem:
-            raise pytest.UsageError(f"ini option {option} {problem}")
-        values[key] = value
-        origins[key] = f"ini option {option}"
-    return Settings(**values, corpus_base=config.rootpath, origins=origins)
-
-
-def _ini_value(config: pytest.Config, key: str) -> Any:
-    value = config.getini(f"chunkrecall_{key}")
-    return value.strip() if isinstance(value, str) else value
-
-
-def _gold_files(config: pytest.Config) -> set[Path] | None:
-    patterns = config.getini("chunkrecall_gold")
-    if not patterns:
-        return None
-    found = set()
-    for pattern in patterns:
-        for match in glob.glob(str(config.rootpath / pattern), recursive=True):
-            found.add(Path(match).resolve())
-    return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from .baseline import Comparison, Entry
 from .results import CaseResult, ChunkView, Totals
 from .spans import finding
 
@@ -17,7 +18,13 @@ _WHY = {
 
 def explain(result: CaseResult) -> str:
     """The plain-text failure message of a case that missed."""
-    lines = [f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}"]
+    lines = []
+    was = result.baseline
+    if was is not None and was.get("verdict") == "hit":
+        lines.append(
+            f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
+        )
+    lines.append(f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}")
     lines.append(f"  question: {result.question}")
     for needle in result.needles:
         lines.append(f"  needle:   {needle!r}")
@@ -221,8 +228,8 @@ def _call(name: str, args: Mapping[str, Any]) -> str:
     return f"{name}(" + ", ".join(f"{key}={value!r}" for key, value in args.items()) + ")"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+def _count(number: int, noun: str, plural: str | None = None) -> str:
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
 def _percent(rate: float) -> str:
@@ -258,3 +265,54 @@ def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
         ]
         lines.append("  " + "  ".join(cells).rstrip())
     return lines + errors
+
+
+def comparison_lines(name: str, comparison: Comparison, *, updating: bool) -> list[str]:
+    """What changed against the baseline: counts, then each regression, improvement, new and removed case."""
+    counts = (
+        f"{_count(len(comparison.regressions), 'regression')}, "
+        f"{_count(len(comparison.improvements), 'improvement')}, "
+        f"{_count(len(comparison.known_misses), 'known miss', 'known misses')}, "
+        f"{len(comparison.new)} new, {len(comparison.removed)} removed"
+    )
+    lines = [f"chunkrecall baseline {name}{' (before this update)' if updating else ''}: {counts}"]
+    for result, entry in comparison.regressions:
+        lines.append(
+            f"  regression {result.gold_file}::{result.id}: {_was(entry)} -> {_now(result)}"
+        )
+    for result, entry in comparison.improvements:
+        lines.append(
+            f"  improvement {result.gold_file}::{result.id}: {_was(entry)} -> {_now(result)}"
+        )
+    for result in comparison.new:
+        lines.append(f"  new {result.gold_file}::{result.id}: {_now(result)}")
+    for nodeid in comparison.removed:
+        lines.append(f"  removed {nodeid}")
+    return lines
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The comparison with the baseline, for the JSON report."""
+
+    def ids(results: Iterable[CaseResult]) -> list[str]:
+        return [f"{r.gold_file}::{r.id}" for r in results]
+
+    return {
+        "regressions": ids(r for r, _ in comparison.regressions),
+        "improvements": ids(r for r, _ in comparison.improvements),
+        "known_misses": ids(comparison.known_misses),
+        "new": ids(comparison.new),
+        "removed": list(comparison.removed),
+        "common_cases": comparison.common,
+        "baseline_hits": comparison.baseline_hits,
+        "hits": comparison.current_hits,
+        "drop_points": round(comparison.drop_points, 4),
+    }
+
+
+def _was(entry: Entry) -> str:
+    return f"hit at rank {entry.rank}" if entry.hit else entry.verdict
+
+
+def _now(result: CaseResult) -> str:
+    return f"hit at rank {result.rank}" if result.hit else result.verdict

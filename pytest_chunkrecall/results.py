@@ -88,6 +88,7 @@ class CaseResult:
     cut: CutView | None = None
     closest: Closest | None = None
     missing: list[str] = field(default_factory=list)
+    baseline: dict[str, Any] | None = None
 
     @property
     def hit(self) -> bool:

@@ -1,0 +1,229 @@
+"""The baseline: each case's last accepted verdict, so a run can tell regressions from known misses."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .errors import ChunkrecallError
+from .results import MISSES, CaseResult, Totals
+
+FORMAT = 1
+KEY = "chunkrecall_baseline"
+UPDATE = "pytest --chunkrecall-update-baseline"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What the baseline remembers of one case."""
+
+    verdict: str
+    rank: int | None
+    span_split: bool
+
+    @property
+    def hit(self) -> bool:
+        return self.verdict == "hit"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"verdict": self.verdict, "rank": self.rank, "span_split": self.span_split}
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """Entries by gold file and case id, and what each gold file was evaluated with."""
+
+    cases: dict[str, dict[str, Entry]] = field(default_factory=dict)
+    setups: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    def get(self, gold_file: str, case_id: str) -> Entry | None:
+        return self.cases.get(gold_file, {}).get(case_id)
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self.cases.values())
+
+
+def load(path: Path, *, name: str) -> Baseline:
+    """Read the baseline at ``path``; ``name`` is how messages refer to it.
+
+    Raises :class:`ChunkrecallError` for a missing, corrupt, foreign or newer file.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChunkrecallError(
+            f"baseline {name} does not exist; create it with {UPDATE} --chunkrecall-baseline {name}"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChunkrecallError(f"cannot read baseline {name}: {exc}") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChunkrecallError(
+            f"baseline {name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
+            f"restore it from version control, or delete it and run {UPDATE}"
+        ) from None
+    if not isinstance(data, dict) or KEY not in data:
+        raise ChunkrecallError(
+            f"{name} is not a chunkrecall baseline (it has no {KEY!r} key); point "
+            "--chunkrecall-baseline at a file written by --chunkrecall-update-baseline"
+        )
+    version = data[KEY]
+    if version != FORMAT:
+        newer = isinstance(version, int) and version > FORMAT
+        raise ChunkrecallError(
+            f"baseline {name} has format {version!r}, and this pytest-chunkrecall reads format {FORMAT}"
+            + ("; upgrade pytest-chunkrecall" if newer else "")
+        )
+    try:
+        return _entries(data)
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        raise ChunkrecallError(
+            f"baseline {name} is damaged ({type(exc).__name__}: {exc}); restore it from version "
+            f"control, or delete it and run {UPDATE}"
+        ) from None
+
+
+def _entries(data: Mapping[str, Any]) -> Baseline:
+    cases: dict[str, dict[str, Entry]] = {}
+    setups: dict[str, dict[str, Any]] = {}
+    for gold_file, body in data["gold_files"].items():
+        entries = {}
+        for case_id, entry in body["cases"].items():
+            if entry["verdict"] not in ("hit", *MISSES):
+                raise ValueError(f"unknown verdict {entry['verdict']!r} for {gold_file}::{case_id}")
+            entries[str(case_id)] = Entry(
+                entry["verdict"], entry.get("rank"), bool(entry.get("span_split"))
+            )
+        cases[str(gold_file)] = entries
+        setups[str(gold_file)] = dict(body.get("setup") or {})
+    return Baseline(cases, setups)
+
+
+def updated(
+    old: Baseline,
+    results: Iterable[CaseResult],
+    *,
+    existing: Mapping[str, set[str] | None],
+    setups: Mapping[str, Mapping[str, Any]],
+) -> Baseline:
+    """``old`` with this run's results in place of its entries.
+
+    ``existing`` gives, for each gold file of the run and of ``old``, the case
+    ids the gold file has now (``None``: the file is gone). Entries of cases that
+    still exist but did not run this time (deselected, skipped) are kept; entries
+    of cases and gold files that no longer exist are dropped.
+    """
+    cases = {path: dict(entries) for path, entries in old.cases.items()}
+    kept_setups = dict(old.setups)
+    for result in results:
+        cases.setdefault(result.gold_file, {})[result.id] = Entry(
+            result.verdict, result.rank, result.span_split
+        )
+    for path, ids in existing.items():
+        if ids is None:
+            cases.pop(path, None)
+            kept_setups.pop(path, None)
+        elif path in cases:
+            cases[path] = {case_id: e for case_id, e in cases[path].items() if case_id in ids}
+    for path, setup in setups.items():
+        kept_setups[path] = dict(setup)
+    return Baseline(
+        {p: e for p, e in cases.items() if e}, {p: s for p, s in kept_setups.items() if p in cases}
+    )
+
+
+def dumps(baseline: Baseline) -> str:
+    """The baseline as JSON that reads and diffs well: sorted, one case per line."""
+    entries = [e for per_file in baseline.cases.values() for e in per_file.values()]
+    hits = sum(e.hit for e in entries)
+    totals = {
+        "cases": len(entries),
+        "hits": hits,
+        "hit_rate": round(hits / len(entries), 6) if entries else 0.0,
+        "split_spans": sum(e.span_split for e in entries),
+    }
+    lines = [
+        "{",
+        f'  "{KEY}": {FORMAT},',
+        f'  "written_by": {json.dumps(UPDATE)},',
+        f'  "totals": {json.dumps(totals)},',
+        '  "gold_files": {',
+    ]
+    files = sorted(baseline.cases)
+    for number, path in enumerate(files):
+        setup = json.dumps(baseline.setups.get(path, {}), sort_keys=True)
+        lines.append(f"    {json.dumps(path)}: {{")
+        lines.append(f'      "setup": {setup},')
+        lines.append('      "cases": {')
+        ids = sorted(baseline.cases[path])
+        for index, case_id in enumerate(ids):
+            entry = json.dumps(baseline.cases[path][case_id].to_json())
+            lines.append(
+                f"        {json.dumps(case_id)}: {entry}{',' if index < len(ids) - 1 else ''}"
+            )
+        lines.append("      }")
+        lines.append("    }" + ("," if number < len(files) - 1 else ""))
+    lines += ["  }", "}", ""]
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How this run's results differ from the baseline's, over the cases this run evaluated."""
+
+    regressions: list[tuple[CaseResult, Entry]]
+    improvements: list[tuple[CaseResult, Entry]]
+    known_misses: list[CaseResult]
+    new: list[CaseResult]
+    removed: list[str]
+    common: int
+    baseline_hits: int
+    current_hits: int
+
+    @property
+    def drop_points(self) -> float:
+        """How many percentage points the hit rate fell on the cases both runs have."""
+        if not self.common:
+            return 0.0
+        return (self.baseline_hits - self.current_hits) * 100 / self.common
+
+
+def compare(
+    baseline: Baseline, results: Iterable[CaseResult], *, existing: Mapping[str, set[str] | None]
+) -> Comparison:
+    """Set this run's ``results`` against ``baseline``; ``existing`` as for :func:`updated`."""
+    regressions, improvements, known, new = [], [], [], []
+    common = baseline_hits = current_hits = 0
+    for result in results:
+        entry = baseline.get(result.gold_file, result.id)
+        if entry is None:
+            new.append(result)
+            continue
+        common += 1
+        baseline_hits += entry.hit
+        current_hits += result.hit
+        if entry.hit and not result.hit:
+            regressions.append((result, entry))
+        elif result.hit and not entry.hit:
+            improvements.append((result, entry))
+        elif not result.hit:
+            known.append(result)
+    removed = []
+    for path, ids in existing.items():
+        for case_id in sorted(baseline.cases.get(path, {})):
+            if ids is None or case_id not in ids:
+                removed.append(f"{path}::{case_id}")
+    return Comparison(
+        regressions, improvements, known, new, removed, common, baseline_hits, current_hits
+    )
+
+
+def totals_of(baseline: Baseline) -> Totals:
+    """The baseline's totals, as a run's would be."""
+    entries = [e for per_file in baseline.cases.values() for e in per_file.values()]
+    verdicts = {verdict: sum(e.verdict == verdict for e in entries) for verdict in ("hit", *MISSES)}
+    return Totals(len(entries), verdicts["hit"], sum(e.span_split for e in entries), verdicts)

@@ -1,0 +1,177 @@
+"""The run's options, read from the command line and the ini file and checked once, up front."""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from . import baseline, sweep
+from .baseline import Baseline
+from .errors import ChunkrecallError
+from .settings import SETTING_KEYS, Settings, check_setting
+
+
+@dataclass(frozen=True)
+class BaselineSetup:
+    """Where the baseline is and what this run does with it."""
+
+    path: Path | None = None
+    name: str = ""
+    update: bool = False
+    loaded: Baseline | None = None  # what this run compares with (or, when updating, merges into)
+    missing: bool = False
+    max_drop: float = 0.0
+    min_hit_rate: float | None = None
+
+
+@dataclass(frozen=True)
+class Options:
+    """Everything the command line and the ini file say, validated."""
+
+    ini: Settings = field(default_factory=Settings)
+    loader: str | None = None
+    length: str | None = None
+    k_override: int | None = None
+    sweep_spec: str | None = None
+    sweep: list[dict[str, Any]] | None = None
+    gold_files: set[Path] | None = None  # None: the default, YAML inside a folder named gold
+    baseline: BaselineSetup = field(default_factory=BaselineSetup)
+    report: str | None = None
+    markdown: str | None = None
+
+
+OPTIONS = pytest.StashKey[Options]()
+
+
+def read(config: pytest.Config) -> Options:
+    """Read and check every chunkrecall option; raises ``pytest.UsageError`` naming the bad one."""
+    k = config.getoption("chunkrecall_k")
+    if k is not None and k < 1:
+        raise pytest.UsageError(f"--chunkrecall-k must be at least 1, not {k}")
+    spec = config.getoption("chunkrecall_sweep")
+    try:
+        settings = sweep.parse(spec) if spec is not None else None
+    except ValueError as exc:
+        raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
+    return Options(
+        ini=_ini_settings(config),
+        loader=_ini_value(config, "loader") or None,
+        length=_ini_value(config, "length") or None,
+        k_override=k,
+        sweep_spec=spec,
+        sweep=settings,
+        gold_files=_gold_files(config),
+        baseline=_baseline_setup(config),
+        report=config.getoption("chunkrecall_report"),
+        markdown=config.getoption("chunkrecall_markdown"),
+    )
+
+
+def _baseline_setup(config: pytest.Config) -> BaselineSetup:
+    """Where the baseline is, read now so that a bad one stops the run before any test."""
+    max_drop = _ini_number(config, "max_drop", 0.0, 0.0, 100.0)
+    min_hit_rate = _ini_number(config, "min_hit_rate", None, 0.0, 1.0)
+    update = bool(config.getoption("chunkrecall_update_baseline"))
+    option = config.getoption("chunkrecall_baseline")
+    ini = _ini_value(config, "baseline")
+    if option:
+        path, name = config.invocation_params.dir / option, option
+    elif ini:
+        path, name = config.rootpath / ini, ini
+    elif update:
+        raise pytest.UsageError(
+            "--chunkrecall-update-baseline needs to know where to write: add "
+            "--chunkrecall-baseline PATH, or set the ini option chunkrecall_baseline"
+        )
+    else:
+        return BaselineSetup(max_drop=max_drop, min_hit_rate=min_hit_rate)
+    if update:
+        _check_writable(path, name)
+    if not path.exists():
+        return BaselineSetup(path, name, update, None, not update, max_drop, min_hit_rate)
+    try:
+        loaded = baseline.load(path, name=name)
+    except ChunkrecallError as exc:
+        if update:
+            raise pytest.UsageError(
+                f"{exc}\n(the file was left as it is; nothing was written)"
+            ) from None
+        raise pytest.UsageError(str(exc)) from None
+    return BaselineSetup(path, name, update, loaded, False, max_drop, min_hit_rate)
+
+
+def _check_writable(path: Path, name: str) -> None:
+    folder = path.parent
+    if not folder.is_dir():
+        raise pytest.UsageError(
+            f"cannot write baseline {name}: the folder {folder} does not exist; create it first"
+        )
+    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
+        raise pytest.UsageError(
+            f"cannot write baseline {name}: {folder} is read-only for this user"
+        )
+
+
+def _ini_number(
+    config: pytest.Config, key: str, default: float | None, low: float, high: float
+) -> Any:
+    raw = _ini_value(config, key)
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise pytest.UsageError(
+            f"ini option chunkrecall_{key} must be a number from {low:g} to {high:g}, not {raw!r}"
+        )
+    return value
+
+
+def _ini_settings(config: pytest.Config) -> Settings:
+    values: dict[str, Any] = {}
+    origins: dict[str, str] = {}
+    for key in SETTING_KEYS:
+        raw = _ini_value(config, key)
+        if not raw:
+            continue
+        option = f"chunkrecall_{key}"
+        value: Any = raw
+        if key in ("chunker_args", "retriever_args", "k", "fuzzy_threshold"):
+            try:
+                value = yaml.safe_load(raw)
+            except yaml.YAMLError:
+                raise pytest.UsageError(
+                    f"ini option {option}: cannot read {raw!r} as YAML or JSON"
+                ) from None
+        if key == "corpus":
+            value = list(raw)
+        value, problem = check_setting(key, value)
+        if problem:
+            raise pytest.UsageError(f"ini option {option} {problem}")
+        values[key] = value
+        origins[key] = f"ini option {option}"
+    return Settings(**values, corpus_base=config.rootpath, origins=origins)
+
+
+def _ini_value(config: pytest.Config, key: str) -> Any:
+    value = config.getini(f"chunkrecall_{key}")
+    return value.strip() if isinstance(value, str) else value
+
+
+def _gold_files(config: pytest.Config) -> set[Path] | None:
+    patterns = config.getini("chunkrecall_gold")
+    if not patterns:
+        return None
+    found = set()
+    for pattern in patterns:
+        for match in glob.glob(str(config.rootpath / pattern), recursive=True):
+            found.add(Path(match).resolve())
+    return found

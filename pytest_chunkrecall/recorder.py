@@ -1,0 +1,307 @@
+"""The run's own record: every case's result, gathered from the test reports, and what is made of
+them at the end — the summary, the sweep, the baseline gate, the JSON and Markdown reports."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import baseline, markdown, report, sweep
+from .baseline import Baseline, Comparison
+from .errors import ChunkrecallError
+from .evaluation import Plan
+from .files import write_atomically
+from .gold import load
+from .items import ENGINE, PLANS, plan_gold_file
+from .options import OPTIONS
+from .results import CaseResult, Totals
+from .spans import SpanFact, analyse
+from .sweep import SweepRow
+
+
+@dataclass(frozen=True)
+class GoldFileSummary:
+    """One gold file as the summary shows it."""
+
+    path: str
+    info: dict[str, Any] | None
+    results: list[CaseResult]
+    analysis: dict[str, Any] | None
+
+
+class Recorder:
+    """Collects every case's result from the reports, then writes the summary and the files.
+
+    Registered only where reports are aggregated (a serial run, or the xdist
+    controller); it never evaluates a case itself, and xdist workers never
+    write anything.
+    """
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.cases: dict[str, dict[str, Any]] = {}
+        self.gold_info: dict[str, dict[str, Any]] = {}
+        self.sweep: list[SweepRow] = []
+        self.comparison: Comparison | None = None
+        self.gate_failures: list[str] = []
+        self.notes: list[str] = []
+
+    # -------------------------------------------------------- gathering
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        data = getattr(report, "chunkrecall", None)
+        if data is None:
+            return
+        self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
+        info = getattr(report, "chunkrecall_gold", None)
+        if info is not None:
+            self.gold_info.setdefault(data["gold_file"], info)
+
+    def results(self) -> list[CaseResult]:
+        """The evaluated cases (skipped ones have no result), in gold-file order."""
+        return [CaseResult.from_json(case) for case in self.ordered() if case.get("verdict")]
+
+    def ordered(self) -> list[dict[str, Any]]:
+        return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
+
+    def gold_files(self) -> list[GoldFileSummary]:
+        """Each gold file of the run with its facts, its results and its span arithmetic."""
+        results = self.results()
+        summaries = []
+        for path in sorted({case["gold_file"] for case in self.cases.values()}):
+            mine = [r for r in results if r.gold_file == path]
+            info = self.gold_info.get(path)
+            geometry = (info or {}).get("geometry")
+            analysis = None
+            if geometry:
+                facts = [
+                    SpanFact(r.id, r.span_length, r.span_split)
+                    for r in mine
+                    if r.verdict != "absent"
+                ]
+                analysis = analyse(facts, geometry)
+            summaries.append(GoldFileSummary(path, info, mine, analysis))
+        return summaries
+
+    # -------------------------------------------------------- the end of the run
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not self.cases:
+            return
+        settings = self.config.stash[OPTIONS].sweep
+        if settings:
+            self.sweep = self._run_sweep(session, settings)
+        interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        self._baseline(session, interrupted=interrupted)
+        path = self.config.stash[OPTIONS].report
+        if path:
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(target, json.dumps(self.to_json(), indent=2) + "\n")
+        self._markdown()
+
+    def _baseline(self, session: pytest.Session, *, interrupted: bool) -> None:
+        setup = self.config.stash[OPTIONS].baseline
+        results = self.results()
+        totals = Totals.of(results)
+        if setup.min_hit_rate is not None and totals.cases and totals.hit_rate < setup.min_hit_rate:
+            self.gate_failures.append(
+                f"hit-rate {totals.hit_rate:.1%} is below chunkrecall_min_hit_rate {setup.min_hit_rate:.1%}"
+            )
+        if setup.path is None:
+            self._fail_on_gates(session)
+            return
+        existing = self._existing_cases()
+        if setup.loaded is not None:
+            self.comparison = baseline.compare(setup.loaded, results, existing=existing)
+        if setup.update:
+            if interrupted or not results:
+                self.notes.append(
+                    f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
+                )
+                return
+            merged = baseline.updated(
+                setup.loaded or Baseline(), results, existing=existing, setups=self._setups()
+            )
+            write_atomically(setup.path, baseline.dumps(merged))
+            self.notes.append(f"baseline {setup.name} written: {len(merged)} cases")
+            return
+        if setup.missing:
+            self.notes.append(f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}")
+        comparison = self.comparison
+        if comparison is not None and not interrupted:
+            if comparison.common == 0 and comparison.new and setup.loaded:
+                self.notes.append(
+                    f"none of this run's {len(comparison.new)} cases is in baseline {setup.name} "
+                    f"(it has {len(setup.loaded)} cases of {', '.join(sorted(setup.loaded.cases))}): "
+                    "is it this project's baseline?"
+                )
+            if comparison.drop_points > setup.max_drop:
+                self.gate_failures.append(
+                    f"hit-rate fell {comparison.drop_points:.1f} points against the baseline on the "
+                    f"{comparison.common} cases both have (chunkrecall_max_drop is {setup.max_drop:g})"
+                )
+        self._fail_on_gates(session)
+
+    def _fail_on_gates(self, session: pytest.Session) -> None:
+        if self.gate_failures and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _existing_cases(self) -> dict[str, set[str] | None]:
+        """The case ids each gold file of the run (and of the baseline) has now; ``None``: gone."""
+        setup = self.config.stash[OPTIONS].baseline
+        paths = {case["gold_file"] for case in self.cases.values()}
+        if setup.loaded is not None:
+            paths |= {p for p in setup.loaded.cases if not (self.config.rootpath / p).exists()}
+        existing: dict[str, set[str] | None] = {}
+        for path in sorted(paths):
+            try:
+                existing[path] = {
+                    case.id for case in load(self.config.rootpath / path, name=path).cases
+                }
+            except ChunkrecallError:
+                existing[path] = None if not (self.config.rootpath / path).exists() else set()
+        return existing
+
+    def _setups(self) -> dict[str, dict[str, Any]]:
+        keys = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
+        return {
+            path: {key: info[key] for key in keys if key in info}
+            for path, info in self.gold_info.items()
+            if not info.get("error")
+        }
+
+    def _run_sweep(self, session: pytest.Session, settings: list[dict[str, Any]]) -> list[SweepRow]:
+        """Evaluate the cases of this run again at each setting, here, with the same engine.
+
+        Under xdist this process collected nothing, so it reads the gold files
+        itself; a serial run reuses its plans and suites.
+        """
+        plans: list[Plan] = []
+        known = self.config.stash[PLANS]
+        case_ids: dict[str, set[str]] = {}
+        for result in self.results():
+            case_ids.setdefault(result.gold_file, set()).add(result.id)
+        for name in sorted(case_ids):
+            found = known.get(name)
+            if found is None:
+                path = self.config.rootpath / name
+                try:
+                    found = plan_gold_file(self.config, session.gethookproxy(path), path, name)
+                except ChunkrecallError:
+                    continue  # its cases reported the error already
+            plans.append(found)
+        return sweep.run(plans, settings, self.config.stash[ENGINE], case_ids=case_ids)
+
+    # -------------------------------------------------------- output
+
+    def to_json(self) -> dict[str, Any]:
+        gold_files = [
+            {
+                "path": summary.path,
+                **(summary.info or {}),
+                "spans": summary.analysis,
+                "totals": Totals.of(summary.results).to_json(),
+            }
+            for summary in self.gold_files()
+        ]
+        data: dict[str, Any] = {
+            "chunkrecall_report": 1,
+            "totals": Totals.of(self.results()).to_json(),
+            "gold_files": gold_files,
+            "cases": self.ordered(),
+        }
+        if self.sweep:
+            data["sweep"] = {
+                "spec": self.config.stash[OPTIONS].sweep_spec,
+                "rows": [row.to_json(self.sweep[0]) for row in self.sweep],
+            }
+        if self.comparison is not None:
+            data["baseline"] = {
+                "path": self.config.stash[OPTIONS].baseline.name,
+                **report.comparison_json(self.comparison),
+                "gate_failures": list(self.gate_failures),
+            }
+        return data
+
+    def _markdown(self) -> None:
+        path = self.config.stash[OPTIONS].markdown
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not path and not step_summary:
+            return
+        text = markdown.render(
+            Totals.of(self.results()),
+            [(s.path, s.info, s.results) for s in self.gold_files()],
+            self.comparison,
+            self.gate_failures,
+            accept=self._accept_command(),
+        )
+        if path:
+            target = Path(path)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(target, text)
+        if step_summary:
+            with open(step_summary, "a", encoding="utf-8") as handle:
+                handle.write(text)
+
+    def _accept_command(self) -> str:
+        setup = self.config.stash[OPTIONS].baseline
+        command = baseline.UPDATE
+        if setup.path is not None and not self.config.getini("chunkrecall_baseline"):
+            command += f" --chunkrecall-baseline {setup.name}"
+        return command
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.cases:
+            return
+        write = terminalreporter.write_line
+        totals = Totals.of(self.results())
+        verbose = self.config.get_verbosity() > 0
+        terminalreporter.write_sep("=", "chunkrecall")
+        write(report.headline(totals), bold=True)
+        for summary in self.gold_files():
+            for line in report.gold_file_lines(
+                summary.path,
+                summary.info,
+                summary.results,
+                analysis=summary.analysis,
+                verbose=verbose,
+            ):
+                write(line, yellow=line.startswith("  !"))
+        write(report.verdict_counts(totals))
+        if self.sweep:
+            spec = self.config.stash[OPTIONS].sweep_spec or ""
+            for line in report.sweep_lines(
+                spec, [row.to_json(self.sweep[0]) for row in self.sweep]
+            ):
+                write(line)
+        setup = self.config.stash[OPTIONS].baseline
+        if self.comparison is not None:
+            for line in report.comparison_lines(setup.name, self.comparison, updating=setup.update):
+                write(line, red=line.startswith("  regression"))
+        for note in self.notes:
+            write(f"chunkrecall: {note}", yellow=True)
+        for failure in self.gate_failures:
+            write(f"chunkrecall: FAILED: {failure}", red=True, bold=True)
+        path = self.config.stash[OPTIONS].report
+        if path:
+            write(f"chunkrecall: JSON report written to {path}")
+        changed = self.comparison is not None and (
+            self.comparison.regressions or self.comparison.improvements or self.comparison.new
+        )
+        if not setup.update and (self.gate_failures or changed):
+            write(
+                f"chunkrecall: to accept this state as the new baseline, run: {self._accept_command()}"
+            )
+
+
+def _outcome(test_report: pytest.TestReport) -> str:
+    if hasattr(test_report, "wasxfail"):
+        return "xfailed" if test_report.skipped else "xpassed"
+    return test_report.outcome
