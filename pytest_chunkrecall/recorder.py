@@ -130,6 +130,7 @@ class Recorder:
             )
             write_atomically(setup.path, baseline.dumps(merged))
             self.notes.append(f"baseline {setup.name} written: {len(merged)} cases")
+            self._fail_on_gates(session)  # the floor holds even for an accepted state
             return
         if setup.missing:
             self.notes.append(f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}")
