@@ -128,7 +128,7 @@ class CaseItem(pytest.Item):
         self.result = result
         self.user_properties += [
             ("verdict", result.verdict),
-            ("rank", result.rank),
+            ("rank", "" if result.rank is None else result.rank),
             ("span_split", result.span_split),
         ]
         if result.hit:

@@ -144,7 +144,9 @@ def _ini_settings(config: pytest.Config) -> Settings:
             continue
         option = f"chunkrecall_{key}"
         value: Any = raw
-        if key in ("chunker_args", "retriever_args", "k", "fuzzy_threshold"):
+        if key in ("chunker_args", "retriever_args", "k", "fuzzy_threshold") and isinstance(
+            raw, str
+        ):
             try:
                 value = yaml.safe_load(raw)
             except yaml.YAMLError:

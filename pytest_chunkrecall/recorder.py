@@ -275,7 +275,12 @@ class Recorder:
                 verbose=verbose,
             ):
                 write(line, yellow=line.startswith("  !"))
-        write(report.verdict_counts(totals))
+        expected = sum(
+            1
+            for case in self.cases.values()
+            if case["outcome"] == "xfailed" and case.get("verdict")
+        )
+        write(report.verdict_counts(totals, expected=expected))
         if self.sweep:
             spec = self.config.stash[OPTIONS].sweep_spec or ""
             for line in report.sweep_lines(

@@ -35,8 +35,11 @@ def explain(result: CaseResult) -> str:
         lines += _absent(result)
     if result.cut is not None:
         lines += _cut(result)
-    if result.holder is not None:
-        lines.append(f"  held whole by {_chunk(result.holder)}, not in the top {result.k}")
+    for held in result.held:
+        what = "the span" if result.span is not None else repr(held.pattern)
+        lines.append(
+            f"  {what} is held whole by {_chunk(held.chunk)}, which is not in the top {result.k}"
+        )
     lines.append(f"  top {result.k} ({result.match} match):")
     lines += [f"    {_chunk(view)}" for view in result.top] or [
         "    (the retriever returned nothing)"
@@ -65,12 +68,12 @@ def _cut(result: CaseResult) -> list[str]:
         lines.append(f"    after the cut:  {_place(cut.right, result.unit)}")
     if cut.overlap is not None:
         if cut.overlap > 0:
-            lines.append(f"    the two chunks overlap by {cut.overlap} chars")
+            lines.append(f"    the two chunks overlap by {_count(cut.overlap, 'char')}")
         elif cut.overlap == 0:
             lines.append("    the two chunks do not overlap")
         else:
             lines.append(
-                f"    the two chunks leave a gap of {-cut.overlap} chars that no chunk holds"
+                f"    the two chunks leave a gap of {_count(-cut.overlap, 'char')} that no chunk holds"
             )
     sizes = [
         view.size for view in (cut.left, cut.right) if view is not None and view.size is not None
@@ -111,9 +114,13 @@ def headline(totals: Totals) -> str:
     )
 
 
-def verdict_counts(totals: Totals) -> str:
-    """``verdicts: hit 4, split 1, ranked_out 0, absent 0``."""
-    return "verdicts: " + ", ".join(f"{name} {count}" for name, count in totals.verdicts.items())
+def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
+    """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected."""
+    line = "verdicts: " + ", ".join(f"{name} {count}" for name, count in totals.verdicts.items())
+    misses = totals.cases - totals.hits
+    if misses:
+        line += f" ({expected} of the {_count(misses, 'miss', 'misses')} expected)"
+    return line
 
 
 def gold_file_lines(
@@ -212,13 +219,18 @@ def _recommendation(analysis: Mapping[str, Any], unit: str) -> list[str]:
     parts = []
     for name, label in (("p90", "p90 spans"), ("all", "all spans")):
         overlap = analysis.get(f"recommended_overlap_{name}")
+        longest = analysis["length_p90" if name == "p90" else "length_max"]
         if overlap is None:
-            longest = analysis["length_p90" if name == "p90" else "length_max"]
-            parts.append(f"{label}: no overlap can (length {longest} >= chunk size)")
-        else:
             parts.append(
-                f"{label}: overlap {overlap} {unit} (index grows x{analysis[f'growth_{name}']:g})"
+                f"{label}: no overlap can (length {longest} >= chunk size {analysis['size']})"
             )
+        elif overlap <= analysis["overlap"]:
+            parts.append(
+                f"{label}: the current overlap {analysis['overlap']} already does (length {longest})"
+            )
+        else:
+            growth = analysis[f"growth_{name}"]
+            parts.append(f"{label}: overlap {overlap} {unit} (index grows x{growth:g})")
     return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
 
 

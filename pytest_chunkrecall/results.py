@@ -42,6 +42,14 @@ class ChunkView:
 
 
 @dataclass(frozen=True)
+class Held:
+    """A span or needle the top k missed, and a chunk that holds it whole."""
+
+    pattern: str
+    chunk: ChunkView
+
+
+@dataclass(frozen=True)
 class CutView:
     """Where a boundary divided the span: offset, the text either side, the chunks around it."""
 
@@ -84,7 +92,7 @@ class CaseResult:
     span_length: int
     unit: str
     top: list[ChunkView] = field(default_factory=list)
-    holder: ChunkView | None = None
+    held: list[Held] = field(default_factory=list)
     cut: CutView | None = None
     closest: Closest | None = None
     missing: list[str] = field(default_factory=list)
@@ -102,8 +110,9 @@ class CaseResult:
         known = {f.name for f in fields(cls)}
         values = {key: value for key, value in data.items() if key in known}
         values["top"] = [ChunkView(**view) for view in values.get("top") or []]
-        if values.get("holder"):
-            values["holder"] = ChunkView(**values["holder"])
+        values["held"] = [
+            Held(item["pattern"], ChunkView(**item["chunk"])) for item in values.get("held") or []
+        ]
         if values.get("cut"):
             cut = dict(values["cut"])
             for side in ("left", "right"):

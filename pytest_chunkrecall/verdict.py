@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from .gold import Case, SpanRange
 from .matching import Matcher
-from .results import CaseResult, ChunkView, CutView
+from .results import CaseResult, ChunkView, CutView, Held
 from .space import Location, MatchSpace
 
 if TYPE_CHECKING:
@@ -72,10 +72,14 @@ def judge(
     else:
         verdict = "ranked_out"
 
-    holder = None
+    held = []
     if verdict == "ranked_out":
-        target = span if span is not None else needles[ranks.index(None)]
-        holder = ChunkView.of(locations[target].holder)
+        missed = (
+            [span]
+            if span is not None
+            else [n for n, r in zip(needles, ranks, strict=True) if r is None]
+        )
+        held = [Held(p, ChunkView.of(locations[p].holder)) for p in missed]
     cut = _cut(suite, locations[split[0]], length) if split and verdict != "absent" else None
     if cut is None and span_split and span is not None:
         cut = _cut(suite, locations[span], length)
@@ -96,7 +100,7 @@ def judge(
         span_length=_span_length(case, span, length),
         unit=unit,
         top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
-        holder=holder,
+        held=held,
         cut=cut,
         closest=closest,
         missing=absent,
