@@ -271,4 +271,5 @@ def _shape(obj: Any) -> str:
         return "None"
     if isinstance(obj, str | bytes):
         return f"a {type(obj).__name__} ({obj[:40]!r})"
-    return f"a {type(obj).__module__}.{type(obj).__qualname__}".replace("builtins.", "")
+    name = f"{type(obj).__module__}.{type(obj).__qualname__}".removeprefix("builtins.")
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"
