@@ -66,13 +66,13 @@ class Kind:
 
 _LANGCHAIN = ("langchain_core", "langchain_text_splitters", "langchain")
 _LLAMAINDEX = ("llama_index",)
-_LC, _LI = "0.2 to 1.x", "0.10 to 0.14"
+_LC, _LI = "1.x", "0.14"
 
 # fmt: off
 LANGCHAIN_SPLITTER = Kind("LangChain", "text splitter", _LANGCHAIN, "TextSplitter", "langchain-text-splitters", _LC)
 LLAMAINDEX_PARSER = Kind("LlamaIndex", "node parser", _LLAMAINDEX, "NodeParser", "llama-index-core", _LI)
 CHONKIE_CHUNKER = Kind("chonkie", "chunker", ("chonkie",), "BaseChunker", "chonkie", "1.x")
-SEMCHUNK_CHUNKER = Kind("semchunk", "chunker", ("semchunk",), "Chunker", "semchunk", "3.x to 4.x")
+SEMCHUNK_CHUNKER = Kind("semchunk", "chunker", ("semchunk",), "Chunker", "semchunk", "3.x and 4.x")
 LANGCHAIN_STORE = Kind("LangChain", "vector store", _LANGCHAIN, "VectorStore", "langchain-core", _LC)
 LANGCHAIN_RETRIEVER = Kind("LangChain", "retriever", _LANGCHAIN, "BaseRetriever", "langchain-core", _LC)
 LLAMAINDEX_RETRIEVER = Kind("LlamaIndex", "retriever", _LLAMAINDEX, "BaseRetriever", "llama-index-core", _LI)
