@@ -174,7 +174,7 @@ def _semchunk(obj: Any, args: Mapping[str, Any], *, name: str, where: str | None
     call = _method(obj, "__call__", SEMCHUNK_CHUNKER, name, where, "chunker")
     if not _takes_keyword(call, "offsets"):
         raise SEMCHUNK_CHUNKER.changed(
-            "chunker", name, "its chunker takes no offsets argument (added in semchunk 3.0)", where
+            "chunker", name, "its call takes no offsets argument (added in semchunk 3.0)", where
         )
     try:
         inspect.signature(call).bind("text", **{**args, "offsets": True})

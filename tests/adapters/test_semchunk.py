@@ -91,7 +91,7 @@ def test_a_semchunk_without_offsets_is_named_with_its_version(project, hit_case)
     version = metadata.version("semchunk")
     result.stdout.fnmatch_lines(
         [
-            "*chunker rag.chunking:chunker is a semchunk chunker, but its chunker takes no "
+            "*chunker rag.chunking:chunker is a semchunk chunker, but its call takes no "
             f"offsets argument (added in semchunk 3.0): semchunk {version} is installed*"
         ]
     )
