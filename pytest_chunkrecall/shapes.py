@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import adapters
 from .chunks import Chunk
 from .errors import ChunkrecallError, describe, user_traceback
 from .settings import did_you_mean
@@ -43,10 +44,12 @@ def chunk_function(
 
     A function ``chunk(text, **args)`` is called per document; a class is
     instantiated with ``args`` and its splitting method used; a factory
-    ``make(**args)`` is called once for such an object.
+    ``make(**args)`` is called once for such an object. Library chunkers
+    (see :mod:`.adapters`) are recognised first, so that their offsets are used.
     """
     if inspect.isclass(obj):
-        return _splitter(_call(obj, args, name=name, where=where), name=name, where=where)
+        instance = _call(obj, adapters.constructor_args(obj, args), name=name, where=where)
+        return _splitter(instance, name=name, where=where)
     if _is_function(obj):
         if _accepts(obj, ("text",), args):
             return lambda text: obj(text, **args)
@@ -57,6 +60,9 @@ def chunk_function(
             f"chunker_args {dict(args)}: its signature is {_signature(obj)}",
             where=where,
         )
+    adapted = adapters.splitter(obj, args, name=name, where=where)
+    if adapted is not None:
+        return adapted
     if args:
         raise ChunkrecallError(
             f"chunker {name} is an object that is already configured, so chunker_args "
@@ -109,6 +115,9 @@ def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
 
 def search_function(built: Any, *, name: str, where: str | None) -> SearchFunction:
     """A function ``(question, k) -> results`` from what a retriever factory returned."""
+    adapted = adapters.searcher(built, name=name, where=where)
+    if adapted is not None:
+        return adapted
     for method_name in _SEARCH_METHODS:
         method = getattr(built, method_name, None)
         if callable(method) and not inspect.isclass(built):
@@ -119,7 +128,8 @@ def search_function(built: Any, *, name: str, where: str | None) -> SearchFuncti
         return _with_k(built, keyword=False, fixed=False)
     raise ChunkrecallError(
         f"retriever {name} returned {_shape(built)}; the factory must return a function "
-        "search(question, k) or an object with a retrieve(question, k), search or invoke method",
+        "search(question, k), an object with a retrieve(question, k), search or invoke method, "
+        f"or {adapters.RETRIEVER_LIBRARIES}",
         where=where,
     )
 
@@ -214,14 +224,18 @@ def _offset(value: Any) -> int | None:
 
 
 def _splitter(instance: Any, *, name: str, where: str | None) -> ChunkFunction:
+    adapted = adapters.splitter(instance, {}, name=name, where=where)
+    if adapted is not None:
+        return adapted
     for method_name in _SPLITTING_METHODS:
         method = getattr(instance, method_name, None)
         if callable(method) and not inspect.isclass(instance):
             return method  # type: ignore[no-any-return]
     raise ChunkrecallError(
         f"chunker {name} gave {_shape(instance)}, which is not a chunker: expected a function "
-        f"chunk(text, **chunker_args), or a class or object with a "
-        f"{' / '.join(m for m in _SPLITTING_METHODS if m != '__call__')} method",
+        f"chunk(text, **chunker_args), a class or object with a "
+        f"{' / '.join(m for m in _SPLITTING_METHODS if m != '__call__')} method, "
+        f"or {adapters.CHUNKER_LIBRARIES}",
         where=where,
     )
 
@@ -280,4 +294,5 @@ def _shape(obj: Any) -> str:
         return "None"
     if isinstance(obj, str | bytes):
         return f"a {type(obj).__name__} ({obj[:40]!r})"
-    return f"a {type(obj).__module__}.{type(obj).__qualname__}".replace("builtins.", "")
+    name = f"{type(obj).__module__}.{type(obj).__qualname__}".removeprefix("builtins.")
+    return f"{'an' if name[0] in 'aeiou' else 'a'} {name}"

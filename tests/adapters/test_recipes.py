@@ -1,0 +1,73 @@
+"""The recipes in docs/recipes.md, run exactly as written."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parents[2]
+RECIPES = ROOT / "docs" / "recipes.md"
+MARKER = "<!-- chunkrecall recipes:"
+# What each recipe imports, so that it skips (with a reason) where a library is missing.
+NEEDS = {
+    "LangChain": ("langchain_text_splitters", "langchain_community", "rank_bm25"),
+    "LlamaIndex": ("llama_index.core", "wordllama"),
+    "chonkie": ("chonkie",),
+    "semchunk": ("semchunk",),
+    "A dense retriever with wordllama": ("wordllama", "numpy"),
+}
+
+
+def _importable(module: str) -> bool:
+    # Imported here, at collection, so that the library outlives each run's
+    # module snapshot: numpy cannot be loaded twice in one process.
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        return False
+    return True
+
+
+MISSING = {m for needs in NEEDS.values() for m in needs if not _importable(m)}
+_FILE_BLOCK = re.compile(r"^`([\w./-]+)`:\n```\w*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+
+
+def recipes(markdown: str) -> dict[str, dict[str, str]]:
+    """Each ``### title`` section's files: the path in backticks, then its fenced block."""
+    found = {}
+    for section in re.split(r"^### ", markdown, flags=re.MULTILINE)[1:]:
+        title, _, body = section.partition("\n")
+        found[title.strip()] = dict(_FILE_BLOCK.findall(body))
+    return found
+
+
+def test_every_recipe_is_run():
+    assert set(recipes(RECIPES.read_text(encoding="utf-8"))) == set(NEEDS)
+
+
+@pytest.mark.parametrize("title", list(NEEDS))
+def test_a_recipe_runs_as_written(pytester, guide, title):
+    missing = [m for m in NEEDS[title] if m in MISSING]
+    if missing:
+        pytest.skip(f"the {title} recipe needs {', '.join(missing)} (the integration extra)")
+    files = recipes(RECIPES.read_text(encoding="utf-8"))[title]
+    assert "pytest.ini" in files and "gold/policies.yaml" in files
+    for name, text in {**files, "docs/guide.md": guide}.items():
+        path = pytester.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    cases = files["gold/policies.yaml"].count("  - id: ")
+    result = pytester.runpytest("-W", "ignore::DeprecationWarning")
+    result.assert_outcomes(passed=cases)
+    result.stdout.fnmatch_lines([f"chunkrecall: hit-rate {cases}/{cases} (100.0%), split spans 0"])
+
+
+def test_the_readme_quotes_the_tested_recipes():
+    readme = ROOT / "README.md"
+    if not readme.exists() or MARKER not in readme.read_text(encoding="utf-8"):
+        pytest.skip("the README does not include the recipes (docs/recipes.md) yet")
+    text = readme.read_text(encoding="utf-8")
+    assert recipes(text[text.index(MARKER) :]) == recipes(RECIPES.read_text(encoding="utf-8"))
