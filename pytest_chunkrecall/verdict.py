@@ -74,12 +74,14 @@ def judge(
 
     held = []
     if verdict == "ranked_out":
-        missed = (
-            [span]
-            if span is not None
-            else [n for n, r in zip(needles, ranks, strict=True) if r is None]
-        )
-        held = [Held(p, ChunkView.of(locations[p].holder)) for p in missed]
+        if span is not None:
+            held = [Held(span_text or span, ChunkView.of(locations[span].holder))]
+        else:  # each missed needle, as written in the gold file
+            held = [
+                Held(written, ChunkView.of(locations[needle].holder))
+                for written, needle, rank in zip(case.needles, needles, ranks, strict=True)
+                if rank is None
+            ]
     cut = _cut(suite, locations[split[0]], length) if split and verdict != "absent" else None
     if cut is None and span_split and span is not None:
         cut = _cut(suite, locations[span], length)

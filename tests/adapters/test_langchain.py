@@ -83,11 +83,11 @@ def test_lost_overlap_splits_a_span_that_fixed_windows_keep_whole(project):
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         [
-            "chunkrecall: split *",
+            "chunkrecall: split — *",
             "  cut at docs/lines.md offset 169: *honestly.|*",
             "    before the cut: chunk 1 [88:169] (81 chars) ends there",
             "    after the cut:  chunk 2 [170:256] (86 chars)",
-            "    the two chunks share a gap of 1 chars",
+            "    the two chunks leave a gap of 1 char that no chunk holds",
             "gold/fixed.yaml: hit-rate 1/1 (100.0%), split spans 0",
             "gold/langchain.yaml: hit-rate 0/1 (0.0%), split spans 1",
         ]
@@ -135,7 +135,7 @@ def test_a_configured_instance_without_start_indexes_still_gives_verdicts(projec
     result.stdout.fnmatch_lines(
         [
             "chunkrecall: ranked_out *",
-            "  held whole by docs/guide.md [[]offsets unknown[]] chunk *, not in the top 1",
+            "  'the first repair of each item is free' is held whole by docs/guide.md [[]offsets unknown[]] chunk *, which is not in the top 1",
             "    1. docs/guide.md [[]offsets unknown[]] chunk *",
         ]
     )
