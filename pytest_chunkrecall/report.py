@@ -118,7 +118,7 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
     """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected."""
     line = "verdicts: " + ", ".join(f"{name} {count}" for name, count in totals.verdicts.items())
     misses = totals.cases - totals.hits
-    if misses:
+    if expected:
         line += f" ({expected} of the {_count(misses, 'miss', 'misses')} expected)"
     return line
 
@@ -150,7 +150,7 @@ def gold_file_lines(
     lines.append(
         f"  corpus {info['corpus']}: {_count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
         f"chunker {_call(info['chunker'], info['chunker_args'])} -> {_count(info['chunks'], 'chunk')}"
-        + (f" (index x{geometry['index_multiplier']:g})" if geometry else "")
+        + (f" (index x{geometry['index_multiplier']:.2f})" if geometry else "")
         + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
     )
     if geometry:

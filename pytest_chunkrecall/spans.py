@@ -13,8 +13,10 @@ from typing import Any
 
 from .geometry import percentile
 
-# A gap between predicted and observed shares that is worth a sentence.
+# A gap between predicted and observed shares that is worth a sentence, and the
+# fewest spans for which such a gap says anything.
 NOTABLE_GAP = 0.10
+FEWEST_SPANS = 10
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def analyse(spans: Iterable[SpanFact], geometry: Mapping[str, Any]) -> dict[str,
 def finding(analysis: Mapping[str, Any]) -> str | None:
     """What a large gap between the predicted and observed kept-whole shares means, if there is one."""
     predicted, observed = analysis.get("predicted_whole"), analysis.get("observed_whole")
-    if predicted is None or observed is None:
+    if predicted is None or observed is None or analysis.get("spans", 0) < FEWEST_SPANS:
         return None
     if observed - predicted >= NOTABLE_GAP:
         return "more spans survive than blind windows would keep: boundaries fall on structure (sentences, paragraphs)"

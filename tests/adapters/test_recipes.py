@@ -1,4 +1,4 @@
-"""The recipes in docs/recipes.md, run exactly as written."""
+"""The recipes in the README, run exactly as written."""
 
 from __future__ import annotations
 
@@ -9,8 +9,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
-RECIPES = ROOT / "docs" / "recipes.md"
+README = ROOT / "README.md"
 MARKER = "<!-- chunkrecall recipes:"
+
+
+def recipe_section() -> str:
+    """The README from the recipes marker to the next top-level section."""
+    text = README.read_text(encoding="utf-8")
+    start = text.index(MARKER)
+    end = text.find("\n## ", start)
+    return text[start : end if end >= 0 else None]
+
+
 # What each recipe imports, so that it skips (with a reason) where a library is missing.
 NEEDS = {
     "LangChain": ("langchain_text_splitters", "langchain_community", "rank_bm25"),
@@ -45,7 +55,7 @@ def recipes(markdown: str) -> dict[str, dict[str, str]]:
 
 
 def test_every_recipe_is_run():
-    assert set(recipes(RECIPES.read_text(encoding="utf-8"))) == set(NEEDS)
+    assert set(recipes(recipe_section())) == set(NEEDS)
 
 
 @pytest.mark.parametrize("title", list(NEEDS))
@@ -53,7 +63,7 @@ def test_a_recipe_runs_as_written(pytester, guide, title):
     missing = [m for m in NEEDS[title] if m in MISSING]
     if missing:
         pytest.skip(f"the {title} recipe needs {', '.join(missing)} (the integration extra)")
-    files = recipes(RECIPES.read_text(encoding="utf-8"))[title]
+    files = recipes(recipe_section())[title]
     assert "pytest.ini" in files and "gold/policies.yaml" in files
     for name, text in {**files, "docs/guide.md": guide}.items():
         path = pytester.path / name
@@ -63,11 +73,3 @@ def test_a_recipe_runs_as_written(pytester, guide, title):
     result = pytester.runpytest("-W", "ignore::DeprecationWarning")
     result.assert_outcomes(passed=cases)
     result.stdout.fnmatch_lines([f"chunkrecall: hit-rate {cases}/{cases} (100.0%), split spans 0"])
-
-
-def test_the_readme_quotes_the_tested_recipes():
-    readme = ROOT / "README.md"
-    if not readme.exists() or MARKER not in readme.read_text(encoding="utf-8"):
-        pytest.skip("the README does not include the recipes (docs/recipes.md) yet")
-    text = readme.read_text(encoding="utf-8")
-    assert recipes(text[text.index(MARKER) :]) == recipes(RECIPES.read_text(encoding="utf-8"))
