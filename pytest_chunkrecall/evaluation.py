@@ -163,8 +163,22 @@ def plan(
         loader_component = Component.of(
             loader, resolve(loader, what="loader", where="ini option chunkrecall_loader")
         )
+    length_component = None
+    if length:
+        length_component = Component.of(
+            length, resolve(length, what="length function", where="ini option chunkrecall_length")
+        )
     return Plan(
-        gold, name, files, documents, loader_component, chunker, retriever, settings, k_override
+        gold,
+        name,
+        files,
+        documents,
+        loader_component,
+        chunker,
+        retriever,
+        settings,
+        k_override,
+        length_component,
     )
 
 

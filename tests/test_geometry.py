@@ -403,3 +403,22 @@ def test_sweep_naming_an_argument_the_chunker_does_not_take_stops_before_any_tes
             " (it takes size, overlap); did you mean 'overlap'?"
         ]
     )
+
+
+def test_a_length_function_measures_spans_and_chunks_in_its_own_units(storefront):
+    pytester = storefront(24)
+    pytester.makepyfile(words="def count(text):\n    return len(text.split())\n")
+    pytester.makeini("[pytest]\npythonpath = .\nchunkrecall_length = words:count\n")
+    result = pytester.runpytest("--chunkrecall-report=r.json", "-v")
+    result.stdout.fnmatch_lines(
+        [
+            "  geometry: *; spans p50 6, p90 17, max 17 units of words:count; kept whole 80.0%*",
+            "  chunk sizes p50 *, max * units of words:count",
+        ]
+    )
+    report = json.loads((pytester.path / "r.json").read_text())
+    lengths = {case["id"]: case["span_length"] for case in report["cases"]}
+    assert lengths["refund-window"] == len("The refund window is 30 days".split())
+    passage = "Customs clearance for international parcels routed through the distant regional sorting hub is billed at 9 dollars"
+    assert lengths["customs"] == len(passage.split()) == 17
+    assert report["gold_files"][0]["unit"] == "units of words:count"
