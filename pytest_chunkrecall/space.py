@@ -60,6 +60,7 @@ class MatchSpace:
         self._locator: Locator | None = None
         self._prepared: dict[int, str] = {}
         self._all_prepared: list[str] | None = None
+        self._by_id: dict[str, Document] | None = None
 
     def prepared(self, chunk: Chunk) -> str:
         """The chunk's text in match space."""
@@ -135,7 +136,7 @@ class MatchSpace:
         best: tuple[int, float, str, Chunk] | None = None
         for _, _, index in candidates:
             chunk = self.chunks[index]
-            words = chunk.text.split()
+            words = self._around(chunk, len(pattern)).split()
             for width in range(max(1, len(wanted) - 1), len(wanted) + 2):
                 for at in range(max(1, len(words) - width + 1)):
                     text = " ".join(words[at : at + width])
@@ -148,6 +149,25 @@ class MatchSpace:
             return None
         _, score, text, chunk = best
         return Closest(pattern, text, round(float(score), 1), chunk.doc, chunk.index)
+
+    def _around(self, chunk: Chunk, reach: int) -> str:
+        """The chunk's text widened in its document by ``reach`` and out to whole words.
+
+        The closest text to a mistyped needle often straddles a boundary (that is
+        why the case failed); words cut at a chunk's edge would show the author
+        text the corpus does not say.
+        """
+        if chunk.start is None or chunk.end is None:
+            return chunk.text
+        if self._by_id is None:
+            self._by_id = {doc.id: doc for doc in self.documents}
+        text = self._by_id[chunk.doc].text
+        start, end = max(0, chunk.start - reach), min(len(text), chunk.end + reach)
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        while end < len(text) and not text[end].isspace():
+            end += 1
+        return text[start:end]
 
     def _match_texts(self) -> list[str]:
         if self._texts is None:
