@@ -73,6 +73,11 @@ QUIET = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:any
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "chunking_evaluation"
 
 
+def lines(*patterns: str) -> list[str]:
+    """fnmatch patterns in which only ``*`` is a wildcard (failure messages are full of ``[0:80]``)."""
+    return [p.replace("[", "[[]").replace("?", "[?]") for p in patterns]
+
+
 def dedent(text: str) -> str:
     return textwrap.dedent(text).lstrip("\n")
 
