@@ -375,9 +375,7 @@ BAD_GOLD = {
 
 
 @pytest.mark.parametrize("text, line, message", BAD_GOLD.values(), ids=BAD_GOLD.keys())
-def test_a_bad_gold_file_is_a_collection_error_naming_file_line_and_key(
-    shop, text, line, message
-):
+def test_a_bad_gold_file_is_a_collection_error_naming_file_line_and_key(shop, text, line, message):
     shop.gold(text)
     result = shop.run("--chunkrecall-report", "report.json")
     result.assert_outcomes(errors=1)
@@ -398,7 +396,9 @@ def test_one_bad_gold_file_does_not_hide_the_errors_of_another(shop):
 
 
 def test_a_gold_file_that_is_not_utf8_is_named(shop):
-    shop.write("gold/policies.yaml", "cases:\n  - question: caf\xe9\n    needle: n\n".encode("latin-1"))
+    shop.write(
+        "gold/policies.yaml", "cases:\n  - question: caf\xe9\n    needle: n\n".encode("latin-1")
+    )
     result = shop.run()
     result.assert_outcomes(errors=1)
     result.stdout.fnmatch_lines(["chunkrecall: gold/policies.yaml: not UTF-8 text*"])

@@ -503,3 +503,25 @@ def test_the_closest_text_is_read_from_the_document_not_cut_at_a_chunk_edge(wind
     shown = closest_text(result)
     assert "refund window is 30 days" in shown
     assert shown in POLICIES
+
+
+def test_a_composed_needle_is_found_in_a_decomposed_document(shop):
+    """Normalized matching is NFKC on both sides: 'thé' typed in YAML, 'the' + U+0301 on disk."""
+    shop.write("docs/cafe.md", "Le cafe\u0301 ferme a\u0300 18 h. Le the\u0301 est offert.")
+    shop.gold(
+        """
+        corpus: ../docs/cafe.md
+        chunker: rag:sentences
+        k: 1
+        cases:
+          - id: closing
+            question: quand ferme le café
+            needle: café ferme à 18 h
+          - id: tea
+            question: quand ferme le café
+            needle: thé est offert
+        """
+    )
+    cases = shop.cases()
+    assert cases["closing"]["verdict"] == "hit"
+    assert cases["tea"]["verdict"] == "ranked_out"
