@@ -110,11 +110,16 @@ class MatchSpace:
         best: tuple[int, int, int] | None = None  # (length, doc, start)
         for doc_no, pos in self._locator.find(end):
             candidates = starts.get(doc_no, [])
+            finish = pos + len(end)
             i = bisect_right(candidates, pos) - 1
+            # The nearest start may reach past this end (the end text occurs
+            # inside the start text); an earlier start can still begin a passage.
+            while i >= 0 and candidates[i] + len(start) > finish:
+                i -= 1
             if i < 0:
                 continue
-            begin, finish = candidates[i], pos + len(end)
-            if finish >= begin + len(start) and (best is None or finish - begin < best[0]):
+            begin = candidates[i]
+            if best is None or finish - begin < best[0]:
                 best = (finish - begin, doc_no, begin)
         if best is None:
             return None
