@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -60,8 +61,27 @@ class GoldFile(pytest.File):
             if case.skip is not None:
                 item.add_marker(pytest.mark.skip(reason=case.skip))
             for mark in case.marks:
-                item.add_marker(getattr(pytest.mark, mark))
+                item.add_marker(self._mark(mark, case.line))
             yield item
+
+    def _mark(self, name: str, line: int) -> pytest.MarkDecorator:
+        """``pytest.mark.<name>``; a complaint about an unregistered name points at the case.
+
+        pytest attributes its warning (or, with --strict-markers, its error) to
+        the line that looked the mark up, which is here, not in the gold file.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                decorator: pytest.MarkDecorator = getattr(pytest.mark, name)
+            except pytest.fail.Exception as exc:
+                raise self.CollectError(
+                    f"chunkrecall: {self.nodeid}:{line}: mark {exc.msg}; register it "
+                    "in the 'markers' ini option"
+                ) from None
+        for warning in caught:
+            warnings.warn_explicit(warning.message, warning.category, str(self.path), line)
+        return decorator
 
     def _supplied(self) -> Supplied:
         hook = self.ihook
