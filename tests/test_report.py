@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import POLICIES, lines
+from .conftest import POLICIES, assert_no_internals, lines
 
 OUTCOMES = """
     corpus: ../docs/policies.md
@@ -185,3 +185,28 @@ def test_paths_are_relative_to_the_rootdir_wherever_pytest_runs(shop):
     assert report["gold_files"][0]["path"] == "gold/policies.yaml"
     assert report["cases"][0]["nodeid"] == "gold/policies.yaml::fee"
     result.stdout.fnmatch_lines(["gold/policies.yaml: hit-rate 2/5*"])
+
+
+def test_an_unregistered_mark_is_reported_at_its_case(shop):
+    # A name no other test registers: pytest remembers registered marks process-wide.
+    shop.gold(
+        """
+        corpus: ../docs/policies.md
+        cases:
+          - id: fee
+            question: restocking fee
+            needle: 15 percent
+            marks: [nightly_unregistered]
+        """
+    )
+    result = shop.run()
+    result.stdout.fnmatch_lines(
+        ["gold/policies.yaml:3", "*PytestUnknownMarkWarning: *nightly_unregistered*"]
+    )
+    assert_no_internals(result)
+    result = shop.run("--strict-markers")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: gold/policies.yaml:3: mark 'nightly_unregistered' not found*"]
+    )
+    assert_no_internals(result)
