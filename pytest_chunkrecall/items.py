@@ -25,7 +25,7 @@ ENGINE = pytest.StashKey[Engine]()
 INI = pytest.StashKey[Settings]()
 LOADER = pytest.StashKey["str | None"]()
 K_OVERRIDE = pytest.StashKey["int | None"]()
-SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
+SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
 
 
 class CaseFailed(Exception):
@@ -134,11 +134,22 @@ class CaseItem(pytest.Item):
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same
-        # way: say it in full once, then point back to it.
+        # way: say it in full once, then point back to it. The suite's error is
+        # one object for every case; a retriever that raises for every question
+        # gives a new error each time, alike but for its first line (the
+        # question), so the rest of its text is what repeats.
         shown = self.config.stash.setdefault(SHOWN_ERRORS, {})
-        first = shown.setdefault(id(error), self.nodeid)
-        if first != self.nodeid:
-            return f"chunkrecall: not evaluated: the error reported for {first} (above):\n  {str(error).splitlines()[0]}"
+        head, _, rest = str(error).partition("\n")
+        if error is self.suite_error:
+            first = shown.setdefault(str(error), self.nodeid)
+            if first != self.nodeid:
+                return (
+                    f"chunkrecall: not evaluated: the error reported for {first} (above):\n  {head}"
+                )
+        elif rest:
+            first = shown.setdefault(rest, self.nodeid)
+            if first != self.nodeid:
+                return f"chunkrecall: {head}\n  (the same traceback as for {first}, above)"
         return f"chunkrecall: {error}"
 
     def gold_info(self) -> dict[str, Any]:
