@@ -273,3 +273,48 @@ def test_results_that_are_no_chunk_are_shown_as_such(shapes, shop):
     result.stdout.fnmatch_lines(
         lines("    1. (text that is no chunk of the corpus) 'Summary: Support knowledge*")
     )
+
+
+NUMPY = '''
+import numpy as np
+
+
+def ranked(chunks, question):
+    words = question.lower().split()
+    score = np.array([sum(w in c.text.lower() for w in words) for c in chunks], dtype=np.float32)
+    return np.argsort(-score, kind="stable"), score
+
+
+def argsort(chunks):
+    """What a hand-written vector search returns: an array of numpy integers."""
+    return lambda question, k: ranked(chunks, question)[0][:k]
+
+
+def scored(chunks):
+    """(numpy index, numpy float32 score) pairs."""
+
+    def search(question, k):
+        order, score = ranked(chunks, question)
+        return [(i, score[i]) for i in order[:k]]
+
+    return search
+'''
+
+
+try:  # imported here, before any in-process run: numpy cannot be imported twice
+    import numpy
+except ImportError:  # pragma: no cover
+    numpy = None
+
+
+@pytest.mark.skipif(numpy is None, reason="numpy is not installed")
+@pytest.mark.parametrize("retriever", ["vectors:argsort", "vectors:scored"])
+def test_numpy_indexes_and_scores_are_ints_and_scores(shapes, shop, retriever):
+    shop.write("vectors.py", NUMPY)
+    cases = shapes(retriever=retriever)
+    assert {i: (c["verdict"], c["rank"]) for i, c in cases.items()} == {
+        "fee": ("hit", 1),
+        "refund": ("split", None),
+        "away": ("ranked_out", None),
+    }
+    assert cases["fee"]["top"][0]["index"] == FEE
