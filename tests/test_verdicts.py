@@ -525,3 +525,33 @@ def test_a_composed_needle_is_found_in_a_decomposed_document(shop):
     cases = shop.cases()
     assert cases["closing"]["verdict"] == "hit"
     assert cases["tea"]["verdict"] == "ranked_out"
+
+
+def test_fuzzy_matching_tells_split_from_ranked_out_and_absent(windows):
+    """A near-miss needle in fuzzy mode still gets a geometric verdict."""
+    fee = at("restocking fee of 15 percent")
+    windows(
+        """
+        - id: cut
+          question: refund
+          needle: The refund window is 30 dayz
+        - id: elsewhere
+          question: refund
+          needle: restocking fee of 15 percnt
+        - id: nowhere
+          question: refund
+          needle: gift wrapping costs 4 euros
+        """,
+        k=1,
+        match="fuzzy",
+        fuzzy_threshold=85,
+        retriever_args=pinned({"refund": [0]}),
+    )
+    cases = windows.cases()
+    assert {i: c["verdict"] for i, c in cases.items()} == {
+        "cut": "split",
+        "elsewhere": "ranked_out",
+        "nowhere": "absent",
+    }
+    assert cases["elsewhere"]["holder"]["index"] == fee
+    assert cases["cut"]["cut"]["offset"] == 80
