@@ -196,12 +196,29 @@ class Recorder:
                 terminalreporter.write_line(line)
         terminalreporter.write_line(report.verdict_counts(totals))
         path = self.config.getoption("chunkrecall_report")
-        if path:
+        unevaluated = len(self.unevaluated())
+        if path and unevaluated:
+            terminalreporter.write_line(
+                f"chunkrecall: JSON report not written to {path}: "
+                f"{unevaluated} case{'' if unevaluated == 1 else 's'} could not be evaluated",
+                red=True,
+            )
+        elif path:
             terminalreporter.write_line(f"chunkrecall: JSON report written to {path}")
 
+    def unevaluated(self) -> list[str]:
+        """Cases that ran but have no verdict: their configuration or the user's code failed."""
+        return [
+            case["nodeid"]
+            for case in self.ordered()
+            if case.get("verdict") is None and case["outcome"] != "skipped"
+        ]
+
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        # A report that leaves out the cases that could not be evaluated would
+        # show a hit rate that nobody measured: write none.
         path = self.config.getoption("chunkrecall_report")
-        if path and self.cases:
+        if path and self.cases and not self.unevaluated():
             write_atomically(Path(path), json.dumps(self.to_json(), indent=2) + "\n")
 
 
