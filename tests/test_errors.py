@@ -252,3 +252,22 @@ def test_a_retriever_that_fails_every_question_shows_its_traceback_once(broken):
              f" unreachable for the question '{question}':*"]
         )  # fmt: skip
     result.stdout.fnmatch_lines(lines("*the same traceback as for gold/policies.yaml::fee*"))
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"chunker": "broken:raises"},
+        {"chunker_args": "{size: 80, overlap: 0}", "retriever": "broken:factory_raises"},
+        {"chunker_args": "{size: 80, overlap: 0}", "retriever": "broken:retriever_raises"},
+        {"chunker_args": "{size: 80, overlap: 0}", "retriever": "broken:out_of_range"},
+    ],
+    ids=["chunker raises", "factory raises", "retriever raises", "index out of range"],
+)
+def test_no_report_is_written_when_cases_could_not_be_evaluated(broken, shop, settings):
+    """A report without the broken cases would show a hit rate nobody measured."""
+    result = broken(**settings)
+    assert not (shop.path / "r.json").exists()
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: JSON report not written to r.json: 3 cases could not be evaluated*"]
+    )
