@@ -555,3 +555,48 @@ def test_fuzzy_matching_tells_split_from_ranked_out_and_absent(windows):
     }
     assert cases["elsewhere"]["holder"]["index"] == fee
     assert cases["cut"]["cut"]["offset"] == 80
+
+
+def test_real_questions_over_a_real_corpus(shop, chunking_evaluation):
+    """The State of the Union questions, their excerpts as needles, fixed windows and BM25.
+
+    No excerpt is absent (each is corpus text); a case is split exactly when one of
+    its excerpts lies whole in no window, else the retriever decides hit or ranked_out.
+    """
+    import csv
+    import json
+
+    from pytest_chunkrecall.chunkers import fixed_size
+    from pytest_chunkrecall.matching import fold_text
+
+    corpus = (chunking_evaluation / "corpora/state_of_the_union.md").read_text(encoding="utf-8")
+    shop.write("docs/sotu.md", corpus)
+    with open(chunking_evaluation / "questions_df.csv", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["corpus_id"] == "state_of_the_union"]
+    cases, needles = [], {}
+    for number, row in enumerate(rows):
+        excerpts = [ref["content"] for ref in json.loads(row["references"])]
+        needles[f"q{number}"] = excerpts
+        cases.append(
+            f"  - id: q{number}\n    question: {json.dumps(row['question'])}\n"
+            f"    needles: {json.dumps(excerpts)}\n"
+        )
+    shop.gold(
+        "corpus: ../docs/sotu.md\nchunker_args: {size: 400, overlap: 100}\nk: 5\ncases:\n"
+        + "".join(cases)
+    )
+    _, report = shop.report()
+    windows = [fold_text(w) for w in fixed_size(corpus, 400, 100)]
+    verdicts = {c["id"]: c for c in report["cases"]}
+    assert len(verdicts) == len(rows) > 50
+    for case_id, excerpts in needles.items():
+        case = verdicts[case_id]
+        whole = all(any(fold_text(e) in w for w in windows) for e in excerpts)
+        if whole:
+            assert case["verdict"] in ("hit", "ranked_out"), case_id
+        else:
+            assert case["verdict"] == "split", case_id
+        assert case["span_split"] == (not whole), case_id
+    counted = report["totals"]["verdicts"]
+    assert counted["absent"] == 0
+    assert counted["split"] > 0 and counted["hit"] > 0
