@@ -167,10 +167,13 @@ class MatchSpace:
         if self._by_id is None:
             self._by_id = {doc.id: doc for doc in self.documents}
         text = self._by_id[chunk.doc].text
+        # Out to whole words, but within twice the reach: text without spaces
+        # (Chinese, Japanese) has no word to finish.
+        lowest, highest = max(0, chunk.start - 2 * reach), min(len(text), chunk.end + 2 * reach)
         start, end = max(0, chunk.start - reach), min(len(text), chunk.end + reach)
-        while start > 0 and not text[start - 1].isspace():
+        while start > lowest and not text[start - 1].isspace():
             start -= 1
-        while end < len(text) and not text[end].isspace():
+        while end < highest and not text[end].isspace():
             end += 1
         return text[start:end]
 
