@@ -115,3 +115,20 @@ def test_each_configuration_is_chunked_and_indexed_once(shop):
     calls = (shop.path / "calls.log").read_text().split()
     assert calls.count("chunk") == 2 * 2  # two configurations, two documents each
     assert calls.count("index") == 2
+
+
+def test_closest_text_stays_near_its_chunk_in_text_without_spaces(tmp_path):
+    """Widening to whole words must not run to the end of a document that has no spaces."""
+    sentence = "退货政策：自收货之日起三十天内可以退货。快递服务两个工作日内送达。"
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs/zh.md").write_text(sentence * 600, encoding="utf-8")
+    (tmp_path / "gold").mkdir()
+    (tmp_path / "gold/zh.yaml").write_text(
+        "corpus: ../docs/zh.md\ncases:\n  - id: refund\n    question: 退货期限\n"
+        "    needle: 四十五天内可以退款\n",
+        encoding="utf-8",
+    )
+    (result,) = evaluate(tmp_path / "gold/zh.yaml", rootdir=tmp_path)
+    assert result.verdict == "absent"
+    assert result.closest is not None
+    assert len(result.closest.text) <= 800 + 4 * len("四十五天内可以退款")
