@@ -12,7 +12,7 @@ import pytest
 from . import report
 from .corpus import from_mapping
 from .engine import Engine
-from .errors import ChunkrecallError
+from .errors import ChunkrecallError, describe, user_traceback
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
 from .results import CaseResult
@@ -84,14 +84,22 @@ class GoldFile(pytest.File):
         return decorator
 
     def _supplied(self) -> Supplied:
-        hook = self.ihook
         where = f"{self.nodeid} (pytest_chunkrecall_documents)"
-        documents = hook.pytest_chunkrecall_documents(config=self.config, gold_path=self.path)
+        documents = self._ask("pytest_chunkrecall_documents")
         return Supplied(
-            chunker=hook.pytest_chunkrecall_chunker(config=self.config, gold_path=self.path),
-            retriever=hook.pytest_chunkrecall_retriever(config=self.config, gold_path=self.path),
+            chunker=self._ask("pytest_chunkrecall_chunker"),
+            retriever=self._ask("pytest_chunkrecall_retriever"),
             documents=from_mapping(documents, where=where) if documents is not None else None,
         )
+
+    def _ask(self, name: str) -> Any:
+        """Call a conftest hook; its failure is the user's, shown with the user's frames only."""
+        try:
+            return getattr(self.ihook, name)(config=self.config, gold_path=self.path)
+        except Exception as exc:
+            raise ChunkrecallError(
+                f"{name} raised {describe(exc)}:\n{user_traceback(exc)}", where=self.nodeid
+            ) from None
 
 
 class CaseItem(pytest.Item):
