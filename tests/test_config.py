@@ -330,3 +330,27 @@ def test_documents_hook_must_return_text(shop):
         )
     )
     assert_no_internals(result)
+
+
+@pytest.mark.parametrize(
+    "hook",
+    ["pytest_chunkrecall_documents", "pytest_chunkrecall_chunker", "pytest_chunkrecall_retriever"],
+)
+def test_a_hook_that_raises_is_named_with_the_users_traceback_only(shop, hook):
+    shop.pytester.makeconftest(
+        f"def {hook}(config, gold_path):\n    return connect()\n\n\n"
+        "def connect():\n    raise RuntimeError('database unreachable')\n"
+    )
+    shop.gold(BARE)
+    result = shop.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            f"chunkrecall: gold/policies.yaml: {hook} raised RuntimeError: database unreachable:",
+            '*conftest.py", line 2, in *',
+            '*conftest.py", line 6, in connect',
+            "RuntimeError: database unreachable",
+        ]
+    )
+    assert_no_internals(result)
+    result.stdout.no_fnmatch_line("*pluggy/*")
