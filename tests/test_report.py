@@ -173,13 +173,9 @@ def test_no_summary_without_gold_cases(shop):
     result.stdout.no_fnmatch_line("chunkrecall: hit-rate*")
 
 
-def test_paths_are_relative_to_the_rootdir_wherever_pytest_runs(shop):
+def test_paths_are_relative_to_the_rootdir_wherever_pytest_runs(shop, monkeypatch):
     shop.gold(OUTCOMES)
-    (shop.path / "gold").joinpath("conftest.py").write_text("")
-    shop.pytester.chdir()
-    import os
-
-    os.chdir(shop.path / "gold")
+    monkeypatch.chdir(shop.path / "gold")
     result = shop.pytester.runpytest("policies.yaml", "--chunkrecall-report", "../r.json")
     report = json.loads((shop.path / "r.json").read_text())
     assert report["gold_files"][0]["path"] == "gold/policies.yaml"
