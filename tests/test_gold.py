@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
-from pytest_chunkrecall.gold import GoldError, SpanRange, parse
+from pytest_chunkrecall.gold import CASE_KEYS, FILE_KEYS, GoldError, SpanRange, parse
 
 from .conftest import assert_no_internals, dedent
 
@@ -411,4 +415,47 @@ def test_a_gold_file_that_is_not_utf8_is_named(shop):
 )
 def test_unknown_keys_in_a_span_range_are_refused(text):
     with pytest.raises(GoldError, match=r"unknown key 'via' in a span range"):
+        parse(text, path=Path("g.yaml"), name="g.yaml")
+
+
+SCALARS = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 200),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.sampled_from(["", " ", "30 days", "exact", "fuzzy", "a:b", "../docs/*.md", "slow"]),
+    st.text(max_size=8),
+)
+KEYS = st.sampled_from([*FILE_KEYS, *CASE_KEYS, "from", "to", "neddle", "x"])
+VALUES = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=3), st.dictionaries(KEYS | st.integers(0, 3), inner, max_size=4)
+    ),
+    max_leaves=12,
+)
+CASE = st.dictionaries(KEYS, VALUES, max_size=6)
+DOCUMENT = st.one_of(
+    VALUES,
+    st.fixed_dictionaries({"cases": st.lists(CASE, max_size=3)}, optional={"k": VALUES}),
+    st.dictionaries(KEYS, VALUES, max_size=5).map(lambda d: {**d, "cases": [dict(d)]}),
+)
+
+
+@given(DOCUMENT)
+def test_any_yaml_document_parses_or_is_a_gold_error(document):
+    text = yaml.safe_dump(document, allow_unicode=True)
+    try:
+        gold = parse(text, path=Path("gold/g.yaml"), name="gold/g.yaml")
+    except GoldError as exc:
+        assert str(exc).startswith("gold/g.yaml:")
+    else:
+        assert gold.cases
+        assert len({case.id for case in gold.cases}) == len(gold.cases)
+        assert all(case.needles and all(case.needles) for case in gold.cases)
+
+
+@given(st.text(max_size=80))
+def test_any_text_parses_or_is_a_gold_error(text):
+    with contextlib.suppress(GoldError):
         parse(text, path=Path("g.yaml"), name="g.yaml")
