@@ -172,9 +172,9 @@ class Recorder:
         gold_files = []
         for path in sorted({c["gold_file"] for c in self.cases.values()}):
             mine = [r for r in results if r.gold_file == path]
-            gold_files.append(
-                {"path": path, **self.gold_files.get(path, {}), "totals": Totals.of(mine).to_json()}
-            )
+            # A gold file none of whose cases ran was never chunked: null, not missing.
+            facts = self.gold_files.get(path) or {"chunks": None, "corpus_chars": None}
+            gold_files.append({"path": path, **facts, "totals": Totals.of(mine).to_json()})
         return {
             "chunkrecall_report": 1,
             "totals": Totals.of(results).to_json(),
