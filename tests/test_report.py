@@ -206,3 +206,27 @@ def test_an_unregistered_mark_is_reported_at_its_case(shop):
         ["chunkrecall: gold/policies.yaml:3: mark 'nightly_unregistered' not found*"]
     )
     assert_no_internals(result)
+
+
+def test_every_gold_file_entry_has_the_contract_fields(shop):
+    shop.gold(OUTCOMES)
+    shop.gold(
+        """
+        corpus: ../docs/care.md
+        cases:
+          - id: later
+            question: soak
+            needle: soak
+            skip: not yet
+        """,
+        "gold/care.yaml",
+    )
+    _, report = shop.report()
+    entries = {g["path"]: g for g in report["gold_files"]}
+    assert set(entries) == {"gold/care.yaml", "gold/policies.yaml"}
+    for entry in entries.values():
+        assert {"path", "chunks", "corpus_chars"} <= set(entry)
+    assert (entries["gold/care.yaml"]["chunks"], entries["gold/care.yaml"]["corpus_chars"]) == (
+        None,
+        None,
+    )
