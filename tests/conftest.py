@@ -134,9 +134,9 @@ def shop(pytester: pytest.Pytester) -> Shop:
 def assert_no_internals(result: pytest.RunResult) -> None:
     """No frame of this package's source and no Python traceback reaches the user."""
     package = "pytest_chunkrecall" + os.sep
-    lines = result.outlines + result.errlines
-    leaks = [line for line in lines if package in line or "Traceback (most recent" in line]
-    assert not leaks, "\n".join(lines)
+    output = result.outlines + result.errlines
+    leaks = [line for line in output if package in line or "Traceback (most recent" in line]
+    assert not leaks, "\n".join(output)
 
 
 @pytest.fixture
