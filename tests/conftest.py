@@ -10,6 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
+
+# Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
+settings.register_profile("chunkrecall", deadline=None)
+settings.load_profile("chunkrecall")
 
 # The demo corpus of the boundary-cut article: 502 characters, five facts.
 LEAD = "Support knowledge base for the storefront. Read every policy below. "
