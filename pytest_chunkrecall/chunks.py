@@ -35,11 +35,14 @@ class Chunk:
         return self.start is not None
 
 
-def place(document: str, pieces: Iterable[tuple[str, int | None]]) -> list[int | None]:
+def place(
+    document: str, pieces: Iterable[tuple[str, int | None]], *, overlap: int | None = None
+) -> list[int | None]:
     """Find where each ``(text, start_hint)`` piece sits in ``document``.
 
     A hint is trusted when the document really holds the text there. Otherwise
-    the text is tried where the last stride between chunks would put it, then
+    the text is tried where the last stride between chunks would put it (or,
+    for the second chunk, where the chunker's configured ``overlap`` would), then
     looked for moving forward from the previous chunk's start (so overlapping
     chunks are found), first nearby, then in the rest of the document. A piece
     that is not in the document verbatim gets ``None``. Text that repeats in the
@@ -49,10 +52,15 @@ def place(document: str, pieces: Iterable[tuple[str, int | None]]) -> list[int |
     cursor = 0
     full_searches_failed = 0
     previous: int | None = None
+    previous_end: int | None = None
     stride: int | None = None
     for text, hint in pieces:
         start: int | None = None
-        predicted = previous + stride if previous is not None and stride else None
+        predicted = None
+        if previous is not None and stride:
+            predicted = previous + stride
+        elif previous_end is not None and overlap is not None:
+            predicted = previous_end - overlap
         if hint is not None and document.startswith(text, hint):
             start = hint
         elif predicted is not None and document.startswith(text, predicted):
@@ -70,6 +78,6 @@ def place(document: str, pieces: Iterable[tuple[str, int | None]]) -> list[int |
         if start is not None:
             cursor = start + 1 if text else start
             stride = start - previous if previous is not None else None
-            previous = start
+            previous, previous_end = start, start + len(text)
         starts.append(start)
     return starts

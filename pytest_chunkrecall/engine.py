@@ -129,7 +129,8 @@ def chunk_corpus(
             pieces = shapes.pieces(output, name=chunker.name, doc=doc.id)
         except ChunkrecallError as exc:
             raise ChunkrecallError(exc.message, where=where) from None
-        for (text, _), start in zip(pieces, place(doc.text, pieces), strict=True):
+        starts = place(doc.text, pieces, overlap=configured_overlap(chunker.args))
+        for (text, _), start in zip(pieces, starts, strict=True):
             end = None if start is None else start + len(text)
             chunks.append(Chunk(text, doc.id, len(chunks), start, end))
     if not chunks:

@@ -5,7 +5,11 @@ from __future__ import annotations
 import traceback
 from pathlib import Path
 
+import pluggy
+
 _PACKAGE_DIR = str(Path(__file__).parent)
+# Hooks reach user code through pluggy; its frames are no more the user's than ours.
+_HIDDEN = (_PACKAGE_DIR, str(Path(pluggy.__file__).parent))
 
 
 class ChunkrecallError(Exception):
@@ -33,7 +37,7 @@ def user_traceback(exc: BaseException) -> str:
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)
-        if not frame.filename.startswith(_PACKAGE_DIR)
+        if not frame.filename.startswith(_HIDDEN)
     ]
     lines = traceback.format_list(frames)
     lines += traceback.format_exception_only(type(exc), exc)

@@ -171,8 +171,14 @@ def _compose(text: str, name: str) -> yaml.Node | None:
         raise GoldError(f"invalid YAML: {exc}", where=name) from None
 
 
-def _value(node: yaml.Node) -> Any:
-    return yaml.SafeLoader("").construct_object(node, deep=True)
+def _value(node: yaml.Node, key: str, where: _Where) -> Any:
+    # Composing the document checks only its syntax: a tag ("!chunks 3",
+    # "!!int three") can still fail here, and must not surface as a traceback.
+    try:
+        return yaml.SafeLoader("").construct_object(node, deep=True)
+    except (yaml.YAMLError, ValueError, TypeError) as exc:
+        problem = exc.problem if isinstance(exc, yaml.MarkedYAMLError) else None
+        raise GoldError(f"'{key}' cannot be read: {problem or exc}", where=where.at(node)) from None
 
 
 def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Settings:
@@ -187,7 +193,7 @@ def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Set
 
 
 def _checked(key: str, node: yaml.Node, where: _Where) -> Any:
-    value, problem = check_setting(key, _value(node))
+    value, problem = check_setting(key, _value(node, key, where))
     if problem:
         raise GoldError(f"'{key}' {problem}", where=where.at(node))
     return value
@@ -276,7 +282,7 @@ def _span(node: yaml.Node, where: _Where) -> Span:
 
 
 def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
-    value = _value(node)
+    value = _value(node, key, where)
     if value is True:
         return ""
     if value is False or value is None:
@@ -287,7 +293,7 @@ def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
 
 
 def _marks(node: yaml.Node, where: _Where) -> tuple[str, ...]:
-    value = _value(node)
+    value = _value(node, "marks", where)
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(
         isinstance(n, str) and _MARK_NAME.match(n) for n in names

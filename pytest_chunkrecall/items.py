@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
 ENGINE = pytest.StashKey[Engine]()
 PLANS = pytest.StashKey["dict[str, Plan]"]()
-SHOWN_ERRORS = pytest.StashKey["dict[int, str]"]()
+SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
 
 
 class CaseFailed(Exception):
@@ -99,8 +100,27 @@ class GoldFile(pytest.File):
             if case.skip is not None:
                 item.add_marker(pytest.mark.skip(reason=case.skip))
             for mark in case.marks:
-                item.add_marker(getattr(pytest.mark, mark))
+                item.add_marker(self._mark(mark, case.line))
             yield item
+
+    def _mark(self, name: str, line: int) -> pytest.MarkDecorator:
+        """``pytest.mark.<name>``; a complaint about an unregistered name points at the case.
+
+        pytest attributes its warning (or, with --strict-markers, its error) to
+        the line that looked the mark up, which is here, not in the gold file.
+        """
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                decorator: pytest.MarkDecorator = getattr(pytest.mark, name)
+            except pytest.fail.Exception as exc:
+                raise self.CollectError(
+                    f"chunkrecall: {self.nodeid}:{line}: mark {exc.msg}; register it "
+                    "in the 'markers' ini option"
+                ) from None
+        for warning in caught:
+            warnings.warn_explicit(warning.message, warning.category, str(self.path), line)
+        return decorator
 
 
 class CaseItem(pytest.Item):
@@ -151,11 +171,22 @@ class CaseItem(pytest.Item):
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same
-        # way: say it in full once, then point back to it.
+        # way: say it in full once, then point back to it. The suite's error is
+        # one object for every case; a retriever that raises for every question
+        # gives a new error each time, alike but for its first line (the
+        # question), so the rest of its text is what repeats.
         shown = self.config.stash.setdefault(SHOWN_ERRORS, {})
-        first = shown.setdefault(id(error), self.nodeid)
-        if first != self.nodeid:
-            return f"chunkrecall: not evaluated: the error reported for {first} (above):\n  {str(error).splitlines()[0]}"
+        head, _, rest = str(error).partition("\n")
+        if error is self.suite_error:
+            first = shown.setdefault(str(error), self.nodeid)
+            if first != self.nodeid:
+                return (
+                    f"chunkrecall: not evaluated: the error reported for {first} (above):\n  {head}"
+                )
+        elif rest:
+            first = shown.setdefault(rest, self.nodeid)
+            if first != self.nodeid:
+                return f"chunkrecall: {head}\n  (the same traceback as for {first}, above)"
         return f"chunkrecall: {error}"
 
     def gold_info(self) -> dict[str, Any]:

@@ -16,11 +16,12 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 _WHITESPACE = re.compile(r"\s+")
+_COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
 # Whitespace runs, runs of printable ASCII (folded with str.lower), and any
-# other character together with the combining marks that follow it.
-_PIECES = re.compile(
-    r"(\s+)|([!-~]+)|(.[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]*)", re.S
-)
+# other character together with the combining marks that follow it. An ASCII
+# letter that carries marks ("e" + U+0301) belongs with them: NFKC composes
+# the pair, as it does when a needle is folded whole.
+_PIECES = re.compile(rf"(\s+)|((?:[!-~](?![{_COMBINING}]))+)|(.[{_COMBINING}]*)", re.S)
 
 
 @dataclass(frozen=True)

@@ -154,8 +154,15 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     case = item.case
     if item.result is not None:
         test_report.chunkrecall = item.result.to_json()  # type: ignore[attr-defined]
-    else:
-        test_report.chunkrecall = {"gold_file": item.plan.name, "id": case.id, "line": case.line}  # type: ignore[attr-defined]
+    else:  # skipped, or its configuration failed: in the report, but with no verdict
+        test_report.chunkrecall = {  # type: ignore[attr-defined]
+            "gold_file": item.plan.name,
+            "id": case.id,
+            "line": case.line,
+            "verdict": None,
+            "rank": None,
+            "span_split": None,
+        }
     described = item.config.stash[DESCRIBED]
     if item.plan.name not in described and (
         item.result is not None or item.suite_error is not None

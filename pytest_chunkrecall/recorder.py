@@ -69,6 +69,14 @@ class Recorder:
     def ordered(self) -> list[dict[str, Any]]:
         return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
 
+    def unevaluated(self) -> list[str]:
+        """Cases that ran but have no verdict: their configuration or the user's code failed."""
+        return [
+            case["nodeid"]
+            for case in self.ordered()
+            if case.get("verdict") is None and case["outcome"] != "skipped"
+        ]
+
     def gold_files(self) -> list[GoldFileSummary]:
         """Each gold file of the run with its facts, its results and its span arithmetic."""
         results = self.results()
@@ -205,7 +213,8 @@ class Recorder:
         gold_files = [
             {
                 "path": summary.path,
-                **(summary.info or {}),
+                # a gold file none of whose cases ran was never chunked: null, not missing
+                **(summary.info or {"chunks": None, "corpus_chars": None}),
                 "spans": summary.analysis,
                 "totals": Totals.of(summary.results).to_json(),
             }
@@ -216,6 +225,7 @@ class Recorder:
             "totals": Totals.of(self.results()).to_json(),
             "gold_files": gold_files,
             "cases": self.ordered(),
+            "unevaluated": self.unevaluated(),
         }
         if self.sweep:
             data["sweep"] = {
@@ -291,6 +301,13 @@ class Recorder:
         if self.comparison is not None:
             for line in report.comparison_lines(setup.name, self.comparison, updating=setup.update):
                 write(line, red=line.startswith("  regression"))
+        unevaluated = self.unevaluated()
+        if unevaluated:
+            write(
+                f"chunkrecall: {_count(len(unevaluated), 'case')} could not be evaluated and "
+                f"{'is' if len(unevaluated) == 1 else 'are'} not counted; see the errors above",
+                red=True,
+            )
         for note in self.notes:
             write(f"chunkrecall: {note}", yellow=True)
         for failure in self.gate_failures:
@@ -305,6 +322,10 @@ class Recorder:
             write(
                 f"chunkrecall: to accept this state as the new baseline, run: {self._accept_command()}"
             )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _outcome(test_report: pytest.TestReport) -> str:

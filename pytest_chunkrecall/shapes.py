@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -155,14 +156,16 @@ def _one_result(
     result: Any, rank: int, *, chunks: Sequence[Chunk], by_text: Mapping[str, int], name: str
 ) -> Retrieved:
     item = result
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], int | float):
+    # numbers.Integral and numbers.Real, not int and float: numpy's integers and
+    # float32 scores (what an argsort over a score vector gives) are no subclasses.
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
         item = item[0]  # (result, score)
-    if not isinstance(item, str | int | Chunk | Mapping) and hasattr(item, "node"):
+    if not isinstance(item, str | numbers.Integral | Chunk | Mapping) and hasattr(item, "node"):
         item = item.node  # a scored node, as LlamaIndex returns
     index: Any = None
     text: Any = None
-    if isinstance(item, int) and not isinstance(item, bool):
-        index = item
+    if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+        index = int(item)
     elif isinstance(item, Chunk):
         same = 0 <= item.index < len(chunks) and chunks[item.index].text == item.text
         index, text = (item.index if same else None), item.text

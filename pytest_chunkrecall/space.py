@@ -60,6 +60,7 @@ class MatchSpace:
         self._locator: Locator | None = None
         self._prepared: dict[int, str] = {}
         self._all_prepared: list[str] | None = None
+        self._by_id: dict[str, Document] | None = None
 
     def prepared(self, chunk: Chunk) -> str:
         """The chunk's text in match space."""
@@ -109,11 +110,16 @@ class MatchSpace:
         best: tuple[int, int, int] | None = None  # (length, doc, start)
         for doc_no, pos in self._locator.find(end):
             candidates = starts.get(doc_no, [])
+            finish = pos + len(end)
             i = bisect_right(candidates, pos) - 1
+            # The nearest start may reach past this end (the end text occurs
+            # inside the start text); an earlier start can still begin a passage.
+            while i >= 0 and candidates[i] + len(start) > finish:
+                i -= 1
             if i < 0:
                 continue
-            begin, finish = candidates[i], pos + len(end)
-            if finish >= begin + len(start) and (best is None or finish - begin < best[0]):
+            begin = candidates[i]
+            if best is None or finish - begin < best[0]:
                 best = (finish - begin, doc_no, begin)
         if best is None:
             return None
@@ -135,7 +141,7 @@ class MatchSpace:
         best: tuple[int, float, str, Chunk] | None = None
         for _, _, index in candidates:
             chunk = self.chunks[index]
-            words = chunk.text.split()
+            words = self._around(chunk, len(pattern)).split()
             for width in range(max(1, len(wanted) - 1), len(wanted) + 2):
                 for at in range(max(1, len(words) - width + 1)):
                     text = " ".join(words[at : at + width])
@@ -148,6 +154,28 @@ class MatchSpace:
             return None
         _, score, text, chunk = best
         return Closest(pattern, text, round(float(score), 1), chunk.doc, chunk.index)
+
+    def _around(self, chunk: Chunk, reach: int) -> str:
+        """The chunk's text widened in its document by ``reach`` and out to whole words.
+
+        The closest text to a mistyped needle often straddles a boundary (that is
+        why the case failed); words cut at a chunk's edge would show the author
+        text the corpus does not say.
+        """
+        if chunk.start is None or chunk.end is None:
+            return chunk.text
+        if self._by_id is None:
+            self._by_id = {doc.id: doc for doc in self.documents}
+        text = self._by_id[chunk.doc].text
+        # Out to whole words, but within twice the reach: text without spaces
+        # (Chinese, Japanese) has no word to finish.
+        lowest, highest = max(0, chunk.start - 2 * reach), min(len(text), chunk.end + 2 * reach)
+        start, end = max(0, chunk.start - reach), min(len(text), chunk.end + reach)
+        while start > lowest and not text[start - 1].isspace():
+            start -= 1
+        while end < highest and not text[end].isspace():
+            end += 1
+        return text[start:end]
 
     def _match_texts(self) -> list[str]:
         if self._texts is None:

@@ -1,5 +1,6 @@
-"""Chunk geometry: whole-in-a-chunk and cuts against a literal scan, the window arithmetic, and
-what the summary says about effective overlap and span lengths."""
+"""Chunk geometry: the window arithmetic, effective overlap, span lengths, what the summary and
+a split failure say about them, and the sweep. (Whole-in-a-chunk and cuts against a literal
+scan: test_chunk_map.py.)"""
 
 from __future__ import annotations
 
@@ -8,87 +9,14 @@ import random
 import textwrap
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.chunks import Chunk
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
 from pytest_chunkrecall.geometry import ChunkMap, measure
-from pytest_chunkrecall.matching import Matcher
 from pytest_chunkrecall.retrievers import bm25
 from pytest_chunkrecall.spans import SpanFact, analyse, kept_whole
-
-# ---------------------------------------------------------------- oracles
-
-
-def literal_whole(chunks: list[Chunk], start: int, end: int) -> bool:
-    return any(c.start is not None and c.start <= start and end <= c.end for c in chunks)
-
-
-def literal_cut(chunks: list[Chunk], start: int) -> int | None:
-    """Where the span is divided: the farthest end of a chunk holding its start, else the next start."""
-    covering = [c.end for c in chunks if c.start <= start < c.end]
-    if covering:
-        return max(covering)
-    later = [c.start for c in chunks if c.start > start]
-    return min(later) if later else None
-
-
-@st.composite
-def chunkings(draw: st.DrawFn) -> tuple[int, list[tuple[int, int]]]:
-    """A document length and chunk intervals: fixed-size windows, or any intervals with gaps."""
-    length = draw(st.integers(1, 400))
-    if draw(st.booleans()):
-        size = draw(st.integers(1, 120))
-        overlap = draw(st.integers(0, size - 1))
-        stride = size - overlap
-        return length, [(s, min(s + size, length)) for s in range(0, length, stride)]
-    bounds = draw(
-        st.lists(
-            st.tuples(st.integers(0, length - 1), st.integers(1, 150)), min_size=1, max_size=12
-        )
-    )
-    return length, [(s, min(length, s + n)) for s, n in bounds]
-
-
-@settings(max_examples=300, deadline=None)
-@given(chunkings(), st.data())
-def test_whole_and_cut_agree_with_a_literal_scan(chunking, data):
-    length, intervals = chunking
-    chunks = [Chunk("x" * (e - s), "doc", i, s, e) for i, (s, e) in enumerate(intervals)]
-    chunk_map = ChunkMap(chunks)
-    start = data.draw(st.integers(0, length - 1))
-    end = data.draw(st.integers(start + 1, length))
-
-    holder = chunk_map.holder("doc", start, end)
-    assert (holder is not None) == literal_whole(chunks, start, end)
-    if holder is not None:
-        assert holder.start <= start and end <= holder.end
-    else:
-        cut = chunk_map.cut("doc", start, end)
-        expected = literal_cut(chunks, start)
-        assert (cut.offset if cut else None) == expected
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    text=st.text(alphabet="ab c", min_size=1, max_size=300),
-    size=st.integers(2, 60),
-    data=st.data(),
-)
-def test_engine_finds_a_span_whole_exactly_when_some_chunk_text_holds_it(text, size, data):
-    overlap = data.draw(st.integers(0, size - 1))
-    start = data.draw(st.integers(0, len(text) - 1))
-    end = data.draw(st.integers(start + 1, len(text)))
-    span = text[start:end]
-    if not span.strip():
-        return  # spans are stripped; an all-blank span is not a span
-    suite = _suite(text, size, overlap)
-    where = suite.space(Matcher("exact")).locate(span.strip())
-    assert where.present
-    assert where.whole == any(span.strip() in chunk.text for chunk in suite.chunks)
 
 
 def _suite(text: str, size: int, overlap: int) -> Suite:

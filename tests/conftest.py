@@ -1,0 +1,152 @@
+"""Shared scenery: a small storefront corpus and the project a user would build around it."""
+
+from __future__ import annotations
+
+import json
+import os
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import settings
+
+# Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
+settings.register_profile("chunkrecall", deadline=None)
+settings.load_profile("chunkrecall")
+
+# The demo corpus of the boundary-cut article: 502 characters, five facts.
+LEAD = "Support knowledge base for the storefront. Read every policy below. "
+HERO = "The refund window is 30 days from the delivery date confirmed by carrier. "
+BODY = (
+    "Express shipping takes 2 business days nationwide for in-stock goods now. "
+    "Warranty coverage runs 12 months from the original purchase date on file. "
+    "A restocking fee of 15 percent applies to opened or clearly used returns. "
+)
+CEIL = (
+    "Customs clearance for international parcels routed through the distant "
+    "regional sorting hub is billed at 9 dollars per kilogram of weight."
+)
+POLICIES = LEAD + HERO + BODY + CEIL
+
+# A second, unrelated document, so that "which document" is never trivially the only one.
+CARE = (
+    "Caring for leather goods: wipe with a dry cloth once a week.\n"
+    "Never  soak the leather in water; stains come out with saddle soap.\n"
+    "Store bags stuffed with paper so they keep their shape.\n"
+)
+
+# The user's own RAG code, as they would write it in their project.
+RAG = '''
+"""A storefront's own retrieval code."""
+
+
+def keywords(chunks, rankings=None):
+    """Chunks holding the most question words (as substrings) first; ties go to the earlier.
+
+    ``rankings`` pins the answer for chosen questions: {question: [chunk index, ...]}.
+    """
+    rankings = rankings or {}
+
+    def search(question, k):
+        if question in rankings:
+            return list(rankings[question])[:k]
+        words = question.lower().split()
+        score = [sum(w in chunk.text.lower() for w in words) for chunk in chunks]
+        return sorted(range(len(chunks)), key=lambda i: (-score[i], i))[:k]
+
+    return search
+
+
+def sentences(text, **ignored):
+    """One chunk per sentence, as plain strings."""
+    out, start = [], 0
+    for i, ch in enumerate(text):
+        if ch in ".\\n" and i + 1 - start > 1:
+            out.append(text[start : i + 1])
+            start = i + 1
+    if text[start:].strip():
+        out.append(text[start:])
+    return [s for s in out if s.strip()]
+'''
+
+# Plugins of the test environment that the user's project has no use for; in-process runs
+# would re-import them every time.
+QUIET = ("-p", "no:hypothesispytest", "-p", "no:langsmith_plugin", "-p", "no:anyio")
+
+SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "chunking_evaluation"
+
+
+def lines(*patterns: str) -> list[str]:
+    """fnmatch patterns in which only ``*`` is a wildcard (failure messages are full of ``[0:80]``)."""
+    return [p.replace("[", "[[]").replace("?", "[?]") for p in patterns]
+
+
+def dedent(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+class Shop:
+    """A user's project on disk: a corpus in docs/, rag.py, an ini file and gold files."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.path = pytester.path
+        self.write("docs/policies.md", POLICIES)
+        self.write("docs/care.md", CARE)
+        self.write("rag.py", RAG)
+        self.ini()
+
+    def write(self, name: str, text: str | bytes) -> Path:
+        path = self.path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return path
+
+    def ini(self, extra: str = "") -> Path:
+        """pytest.ini with the project folder importable (rag.py, user modules)."""
+        return self.write("pytest.ini", "[pytest]\npythonpath = .\n" + dedent(extra))
+
+    def gold(self, text: str, name: str = "gold/policies.yaml") -> Path:
+        return self.write(name, dedent(text))
+
+    def run(self, *args: str) -> pytest.RunResult:
+        return self.pytester.runpytest(*QUIET, *args)
+
+    def report(self, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
+        """Run with --chunkrecall-report and return the result and the parsed report."""
+        path = self.path / "chunkrecall.json"
+        path.unlink(missing_ok=True)
+        result = self.run("--chunkrecall-report", str(path), *args)
+        assert path.exists(), result.stdout.str()
+        return result, json.loads(path.read_text(encoding="utf-8"))
+
+    def cases(self, *args: str) -> dict[str, dict[str, Any]]:
+        """The report's cases by id."""
+        _, data = self.report(*args)
+        return {case["id"]: case for case in data["cases"]}
+
+
+@pytest.fixture
+def shop(pytester: pytest.Pytester) -> Shop:
+    return Shop(pytester)
+
+
+def assert_no_internals(result: pytest.RunResult) -> None:
+    """No frame of this package's source and no Python traceback reaches the user."""
+    package = "pytest_chunkrecall" + os.sep
+    output = result.outlines + result.errlines
+    leaks = [line for line in output if package in line or "Traceback (most recent" in line]
+    assert not leaks, "\n".join(output)
+
+
+@pytest.fixture
+def chunking_evaluation() -> Iterator[Path]:
+    """The shared chunking-evaluation data (real corpora), when it sits beside the repo."""
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    yield SHARED_DATA

@@ -1,0 +1,200 @@
+"""Which chunk holds a span whole, where a boundary cut it, and where plain-text chunks are
+placed — against a literal scan."""
+
+from __future__ import annotations
+
+import csv
+import json
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_chunkrecall.chunkers import fixed_size
+from pytest_chunkrecall.chunks import Chunk
+from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.engine import Component, Engine
+from pytest_chunkrecall.geometry import ChunkMap
+from pytest_chunkrecall.matching import Matcher, fold_text
+from pytest_chunkrecall.retrievers import bm25
+
+from .conftest import CARE, POLICIES
+
+# Intervals over a 60-character document: gaps, overlaps, nesting and duplicates; or the
+# windows of a fixed-size chunker with any size and overlap.
+INTERVAL = st.tuples(st.integers(0, 60), st.integers(0, 30)).map(lambda t: (t[0], t[0] + t[1]))
+WINDOWS = (
+    st.integers(1, 40)
+    .flatmap(lambda size: st.tuples(st.just(size), st.integers(0, size - 1)))
+    .map(lambda so: [(s, min(s + so[0], 60)) for s in range(0, 60, so[0] - so[1])])
+)
+INTERVALS = st.one_of(st.lists(INTERVAL, max_size=12), WINDOWS)
+SPAN = st.tuples(st.integers(0, 70), st.integers(1, 30)).map(lambda t: (t[0], t[0] + t[1]))
+
+
+def chunks_of(intervals: list[tuple[int, int]], doc: str = "d") -> list[Chunk]:
+    return [Chunk("x" * (e - s), doc, i, s, e) for i, (s, e) in enumerate(intervals)]
+
+
+@given(INTERVALS, SPAN)
+def test_holder_is_a_chunk_that_holds_the_span_exactly_when_one_does(intervals, span):
+    chunks = chunks_of(intervals)
+    start, end = span
+    holder = ChunkMap(chunks).holder("d", start, end)
+    holds = [c for c in chunks if c.start <= start and c.end >= end]
+    assert (holder is not None) == bool(holds)
+    if holder is not None:
+        assert holder in holds
+
+
+@given(INTERVALS, SPAN)
+def test_cut_is_the_end_of_the_farthest_reaching_chunk_else_the_next_start(intervals, span):
+    chunks = chunks_of(intervals)
+    start, end = span
+    chunk_map = ChunkMap(chunks)
+    if chunk_map.holder("d", start, end) is not None:
+        return
+    cut = chunk_map.cut("d", start, end)
+    covering = [c for c in chunks if c.start <= start < c.end]
+    after = sorted((c for c in chunks if c.start > start), key=lambda c: (c.start, c.end, c.index))
+    if covering:
+        left = max(c.end for c in covering)
+        assert cut is not None and cut.left is not None
+        assert cut.offset == cut.left.end == left
+        assert start < cut.offset < end  # the boundary lies inside the span
+    elif after:
+        assert cut is not None and cut.left is None
+        assert cut.offset == after[0].start
+    else:
+        assert cut is None
+        return
+    assert cut.right == (after[0] if after else None)
+    if cut.left is not None and cut.right is not None:
+        assert cut.overlap == cut.left.end - cut.right.start
+
+
+def test_holder_and_cut_ignore_other_documents_and_unplaced_chunks():
+    chunks = [
+        Chunk("abc", "a.md", 0, 0, 3),
+        Chunk("zzzzzzzzzz", "b.md", 1, 0, 10),
+        Chunk("ABCDEF", "a.md", 2, None, None),
+    ]
+    chunk_map = ChunkMap(chunks)
+    assert chunk_map.holder("a.md", 1, 5) is None
+    assert chunk_map.holder("b.md", 1, 5) == chunks[1]
+    assert chunk_map.holder("c.md", 0, 1) is None
+    assert chunk_map.cut("a.md", 1, 5).offset == 3
+    assert chunk_map.unplaced == {"a.md": [chunks[2]]}
+    assert chunk_map.placed("a.md") == [chunks[0]]
+
+
+# The engine: documents chunked by a chunker that returns arbitrary slices (some
+# rewritten, so that they cannot be placed), then located through match space.
+# Slices and patterns fall between letters, never between a letter and its accent:
+# "e" cut from "e\u0301" is text that the normalized document does not contain.
+ATOMS = st.sampled_from(["a", "b", "ab", "ba", " ", "  ", ".", "\n", "é", "e\u0301"])
+
+
+@st.composite
+def corpus_and_cuts(draw):
+    documents = draw(st.lists(st.lists(ATOMS, min_size=1, max_size=30), min_size=1, max_size=3))
+    texts, cuts = [], []
+    for atoms in documents:
+        edges = [0]
+        for atom in atoms:
+            edges.append(edges[-1] + len(atom))
+        pieces = []
+        for _ in range(draw(st.integers(0, 6))):
+            i = draw(st.integers(0, len(atoms) - 1))
+            j = draw(st.integers(i + 1, min(len(atoms), i + 8)))
+            rewrite = draw(st.booleans()) and draw(st.booleans())
+            pieces.append((edges[i], edges[j], rewrite))
+        pieces.sort()
+        texts.append(("".join(atoms), edges))
+        cuts.append(pieces)
+    return texts, cuts
+
+
+def suite_of(texts, cuts):
+    documents = tuple(Document(f"doc{n}.md", text) for n, text in enumerate(texts))
+    plans = iter(cuts)  # the chunker is called once per document, in order
+
+    def chunker(text):
+        return [text[i:j].upper() if rewrite else text[i:j] for i, j, rewrite in next(plans)]
+
+    engine = Engine()
+    return engine.suite(documents, Component.of("slices", chunker), Component.of("bm25", bm25))
+
+
+@given(corpus_and_cuts(), st.data(), st.sampled_from(["exact", "normalized"]))
+def test_whole_in_some_chunk_agrees_with_a_literal_scan(corpus, data, mode):
+    texts, cuts = corpus
+    if not any(cuts):
+        return  # a chunker that returns nothing is an error, tested elsewhere
+    suite = suite_of([text for text, _ in texts], cuts)
+    matcher = Matcher(mode)
+    text, edges = data.draw(st.sampled_from(texts))
+    i = data.draw(st.integers(0, len(edges) - 2))
+    j = data.draw(st.integers(i + 1, len(edges) - 1))
+    pattern = matcher.prepare(text[edges[i] : edges[j]])
+    if not pattern:
+        return
+    location = suite.space(matcher).locate(pattern)
+    whole = any(pattern in matcher.prepare(c.text) for c in suite.chunks)
+    assert location.whole == whole, (pattern, [c.text for c in suite.chunks])
+    if whole:
+        assert pattern in matcher.prepare(location.holder.text)
+    else:
+        assert location.present or mode == "normalized"
+
+
+def test_whole_in_some_chunk_on_real_text(chunking_evaluation):
+    """Every gold excerpt of a real corpus, located through the engine with fixed windows."""
+    corpus = (chunking_evaluation / "corpora" / "state_of_the_union.md").read_text(encoding="utf-8")
+    with open(chunking_evaluation / "questions_df.csv", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["corpus_id"] == "state_of_the_union"]
+    excerpts = [ref for row in rows for ref in json.loads(row["references"])]
+    assert excerpts
+    documents = (Document("sotu.md", corpus),)
+    chunker = Component.of("fixed", fixed_size, {"size": 400, "overlap": 100})
+    suite = Engine().suite(documents, chunker, Component.of("bm25", bm25))
+    windows = fixed_size(corpus, 400, 100)
+    for mode in ("exact", "normalized"):
+        matcher = Matcher(mode)
+        space = suite.space(matcher)
+        for ref in excerpts:
+            pattern = matcher.prepare(ref["content"])
+            location = space.locate(pattern)
+            whole = any(pattern in matcher.prepare(w) for w in windows)
+            assert location.whole == whole, ref
+            if not whole:
+                occurrence = location.occurrence
+                assert occurrence is not None, ref
+                if mode == "exact":
+                    assert corpus[occurrence.start : occurrence.end] == ref["content"]
+                else:
+                    assert fold_text(corpus[occurrence.start : occurrence.end]) == pattern
+
+
+def placed_windows(text: str, size: int, overlap: int) -> list[tuple[int | None, int | None]]:
+    chunker = Component.of("fixed", fixed_size, {"size": size, "overlap": overlap})
+    suite = Engine().suite((Document("d.md", text),), chunker, Component.of("bm25", bm25))
+    return [(c.start, c.end) for c in suite.chunks]
+
+
+def cut_at(text: str, size: int, overlap: int) -> list[tuple[int, int]]:
+    return [(s, min(s + size, len(text))) for s in range(0, len(text), size - overlap)]
+
+
+@pytest.mark.parametrize("size, overlap", [(80, 0), (80, 24), (7, 6), (1, 0), (600, 0)])
+def test_plain_string_chunks_are_placed_where_they_were_cut(size, overlap):
+    text = POLICIES + "\n" + CARE
+    assert placed_windows(text, size, overlap) == cut_at(text, size, overlap)
+
+
+# Text-only chunks of repeated text could each be anywhere the text repeats; the
+# chunker's configured overlap, then its stride, says which repetition is meant.
+@pytest.mark.parametrize("size, overlap", [(80, 0), (80, 24), (30, 0), (45, 15)])
+def test_windows_over_repeated_text_are_placed_where_they_were_cut(size, overlap):
+    text = "The refund window is 30 days. " * 5
+    assert placed_windows(text, size, overlap) == cut_at(text, size, overlap)

@@ -1,0 +1,232 @@
+"""The terminal summary and the JSON report: totals, gold files, cases and their outcomes."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from .conftest import POLICIES, assert_no_internals, lines
+
+OUTCOMES = """
+    corpus: ../docs/policies.md
+    chunker_args: {size: 80, overlap: 0}
+    retriever: rag:keywords
+    k: 1
+    cases:
+      - id: fee
+        question: restocking fee
+        needle: 15 percent
+      - id: refund
+        question: refund window
+        needle: 30 days
+        span: The refund window is 30 days
+      - id: customs
+        question: customs clearance
+        needle: 9 dollars
+        span: {from: Customs clearance, to: 9 dollars}
+        xfail: anchor and value sit farther apart than one chunk
+      - id: fee-again
+        question: restocking fee
+        needle: 15 percent
+        xfail: true
+      - id: later
+        question: express shipping
+        needle: 2 business days
+        skip: not written yet
+      - id: slow
+        question: warranty coverage
+        needle: 12 months
+        marks: [slow]
+"""
+
+
+def test_summary_lines(shop):
+    shop.gold(OUTCOMES)
+    result = shop.run("-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=2, xfailed=1, xpassed=1, skipped=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        lines(
+            "*= chunkrecall =*",
+            "chunkrecall: hit-rate 2/5 (40.0%), split spans 3",
+            "gold/policies.yaml: hit-rate 2/5 (40.0%), split spans 3",
+            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
+            " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=0) -> 7 chunks (index x1.00);"
+            " retriever rag:keywords, k=1",
+            "verdicts: hit 2, split 3, ranked_out 0, absent 0 (1 of the 3 misses expected)",
+        )
+    )
+
+
+def test_json_report_fields_and_outcomes(shop):
+    shop.gold(OUTCOMES)
+    result, report = shop.report()
+    assert report["chunkrecall_report"] == 1
+    assert report["totals"] == {
+        "cases": 5,
+        "hits": 2,
+        "hit_rate": 0.4,
+        "split_spans": 3,
+        "verdicts": {"hit": 2, "split": 3, "ranked_out": 0, "absent": 0},
+    }
+    (gold,) = report["gold_files"]
+    assert (gold["path"], gold["chunks"], gold["corpus_chars"]) == (
+        "gold/policies.yaml",
+        7,
+        len(POLICIES),
+    )
+    cases = {c["id"]: c for c in report["cases"]}
+    assert list(cases) == ["fee", "refund", "customs", "fee-again", "later", "slow"]
+    expected = {
+        "fee": ("hit", 1, False, "passed"),
+        "refund": ("split", None, True, "failed"),
+        "customs": ("split", None, True, "xfailed"),
+        "fee-again": ("hit", 1, False, "xpassed"),
+        "later": (None, None, None, "skipped"),
+        "slow": ("split", None, True, "failed"),
+    }
+    for case_id, (verdict, rank, span_split, outcome) in expected.items():
+        case = cases[case_id]
+        assert case["nodeid"] == f"gold/policies.yaml::{case_id}"
+        assert case["gold_file"] == "gold/policies.yaml"
+        assert case["id"] == case_id
+        assert (case["verdict"], case["rank"], case["span_split"], case["outcome"]) == (
+            verdict,
+            rank,
+            span_split,
+            outcome,
+        ), case_id
+    result.stdout.fnmatch_lines(["chunkrecall: JSON report written to *chunkrecall.json"])
+
+
+def test_the_report_is_plain_json_written_whole(shop):
+    shop.gold(OUTCOMES)
+    shop.run("--chunkrecall-report", "out/nested/report.json")
+    text = (shop.path / "out/nested/report.json").read_text(encoding="utf-8")
+    assert json.loads(text)["chunkrecall_report"] == 1
+    assert not [p for p in (shop.path / "out/nested").iterdir() if p.name != "report.json"]
+
+
+def test_xfail_strict_turns_an_unexpected_hit_into_a_failure(shop):
+    shop.gold(OUTCOMES)
+    shop.ini("xfail_strict = true")
+    result, report = shop.report("-rX")
+    result.assert_outcomes(passed=1, failed=3, xfailed=1, skipped=1)
+    result.stdout.fnmatch_lines(["*XPASS(strict)*"])
+    outcomes = {c["id"]: c["outcome"] for c in report["cases"]}
+    assert outcomes["fee-again"] == "failed"
+    assert outcomes["customs"] == "xfailed"
+
+
+def test_marks_from_yaml_select_cases(shop):
+    shop.gold(OUTCOMES)
+    shop.ini("markers =\n    slow: slow cases")
+    result = shop.run("-m", "slow", "--strict-markers")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 0/1 (0.0%), split spans 1"])
+    result = shop.run("-m", "not slow")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1, xpassed=1, skipped=1, deselected=1)
+
+
+def test_summary_counts_only_the_cases_that_ran(shop):
+    shop.gold(OUTCOMES)
+    result, report = shop.report("-k", "fee")
+    result.assert_outcomes(passed=1, xpassed=1, deselected=4)
+    assert report["totals"]["cases"] == 2
+    assert [c["id"] for c in report["cases"]] == ["fee", "fee-again"]
+    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 2/2 (100.0%), split spans 0"])
+
+
+def test_one_line_per_gold_file(shop):
+    shop.gold(OUTCOMES)
+    shop.gold(
+        """
+        corpus: ../docs/care.md
+        chunker: rag:sentences
+        k: 3
+        cases:
+          - id: soak
+            question: can I soak leather
+            needle: never soak the leather
+        """,
+        "gold/care.yaml",
+    )
+    result, report = shop.report()
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: hit-rate 3/6 (50.0%), split spans 3",
+            "gold/care.yaml: hit-rate 1/1 (100.0%), split spans 0",
+            "  corpus ../docs/care.md: 1 doc, * chars; chunker rag:sentences -> 3 chunks (index x*);"
+            " retriever pytest_chunkrecall.retrievers:bm25, k=3",
+            "gold/policies.yaml: hit-rate 2/5 (40.0%), split spans 3",
+        )
+    )
+    assert [g["path"] for g in report["gold_files"]] == ["gold/care.yaml", "gold/policies.yaml"]
+
+
+def test_no_summary_without_gold_cases(shop):
+    shop.pytester.makepyfile(test_plain="def test_ok():\n    pass\n")
+    result = shop.run()
+    result.assert_outcomes(passed=1)
+    result.stdout.no_fnmatch_line("*= chunkrecall =*")
+    result.stdout.no_fnmatch_line("chunkrecall: hit-rate*")
+
+
+def test_paths_are_relative_to_the_rootdir_wherever_pytest_runs(shop, monkeypatch):
+    shop.gold(OUTCOMES)
+    monkeypatch.chdir(shop.path / "gold")
+    result = shop.pytester.runpytest("policies.yaml", "--chunkrecall-report", "../r.json")
+    report = json.loads((shop.path / "r.json").read_text())
+    assert report["gold_files"][0]["path"] == "gold/policies.yaml"
+    assert report["cases"][0]["nodeid"] == "gold/policies.yaml::fee"
+    result.stdout.fnmatch_lines(["gold/policies.yaml: hit-rate 2/5*"])
+
+
+def test_an_unregistered_mark_is_reported_at_its_case(shop):
+    # A name no other test registers: pytest remembers registered marks process-wide.
+    shop.gold(
+        """
+        corpus: ../docs/policies.md
+        cases:
+          - id: fee
+            question: restocking fee
+            needle: 15 percent
+            marks: [nightly_unregistered]
+        """
+    )
+    result = shop.run()
+    result.stdout.fnmatch_lines(
+        ["gold/policies.yaml:3", "*PytestUnknownMarkWarning: *nightly_unregistered*"]
+    )
+    assert_no_internals(result)
+    result = shop.run("--strict-markers")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: gold/policies.yaml:3: mark 'nightly_unregistered' not found*"]
+    )
+    assert_no_internals(result)
+
+
+def test_every_gold_file_entry_has_the_contract_fields(shop):
+    shop.gold(OUTCOMES)
+    shop.gold(
+        """
+        corpus: ../docs/care.md
+        cases:
+          - id: later
+            question: soak
+            needle: soak
+            skip: not yet
+        """,
+        "gold/care.yaml",
+    )
+    _, report = shop.report()
+    entries = {g["path"]: g for g in report["gold_files"]}
+    assert set(entries) == {"gold/care.yaml", "gold/policies.yaml"}
+    for entry in entries.values():
+        assert {"path", "chunks", "corpus_chars"} <= set(entry)
+    assert (entries["gold/care.yaml"]["chunks"], entries["gold/care.yaml"]["corpus_chars"]) == (
+        None,
+        None,
+    )

@@ -1,0 +1,602 @@
+"""Verdicts on the storefront corpus: hit, split, ranked_out, absent — and what the message shows."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import POLICIES, dedent, lines
+
+FACTS = """
+    cases:
+      - id: refund-window
+        question: refund window
+        needle: 30 days
+        span: refund window is 30 days
+      - id: express-shipping
+        question: express shipping
+        needle: 2 business days
+        span: Express shipping takes 2 business days
+      - id: warranty-coverage
+        question: warranty coverage
+        needle: 12 months
+        span: Warranty coverage runs 12 months
+      - id: restocking-fee
+        question: restocking fee
+        needle: 15 percent
+        span: restocking fee of 15 percent
+      - id: customs
+        question: customs clearance
+        needle: 9 dollars
+        span: {from: Customs clearance, to: 9 dollars}
+"""
+
+TOP1 = '''
+import pytest
+
+
+def top1(chunks):
+    """The chunk holding the most question words as substrings; the lowest index wins ties."""
+
+    def search(question, k):
+        words = question.lower().split()
+        best, best_score = 0, -1
+        for i, chunk in enumerate(chunks):
+            score = sum(1 for w in words if w in chunk.text.lower())
+            if score > best_score:
+                best, best_score = i, score
+        return [chunks[best]]
+
+    return search
+
+
+@pytest.hookimpl
+def pytest_chunkrecall_retriever(config, gold_path):
+    return top1
+'''
+
+
+def test_overlap_recovers_the_facts_a_window_edge_cut(shop):
+    """The article's demo: 1/5 at overlap 0, 4/5 at overlap 24; customs stays split."""
+    shop.pytester.makeconftest(TOP1)
+    for overlap in (0, 24):
+        shop.gold(
+            f"corpus: ../docs/policies.md\nchunker_args: {{size: 80, overlap: {overlap}}}\n"
+            f"k: 1\n{dedent(FACTS)}",
+            f"gold/overlap{overlap}.yaml",
+        )
+    result, report = shop.report()
+    result.assert_outcomes(passed=5, failed=5)
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: hit-rate 5/10 (50.0%), split spans 5",
+            "gold/overlap0.yaml: hit-rate 1/5 (20.0%), split spans 4",
+            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
+            " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=0) -> 7 chunks (index x1.00);"
+            " retriever top1 (from pytest_chunkrecall_retriever), k=1",
+            "gold/overlap24.yaml: hit-rate 4/5 (80.0%), split spans 1",
+            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
+            " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=24) -> 9 chunks (index x1.38);*",
+            "verdicts: hit 5, split 5, ranked_out 0, absent 0",
+        )
+    )
+    verdicts = {case["nodeid"]: case["verdict"] for case in report["cases"]}
+    assert verdicts == {
+        "gold/overlap0.yaml::refund-window": "split",
+        "gold/overlap0.yaml::express-shipping": "split",
+        "gold/overlap0.yaml::warranty-coverage": "split",
+        "gold/overlap0.yaml::restocking-fee": "hit",
+        "gold/overlap0.yaml::customs": "split",
+        "gold/overlap24.yaml::refund-window": "hit",
+        "gold/overlap24.yaml::express-shipping": "hit",
+        "gold/overlap24.yaml::warranty-coverage": "hit",
+        "gold/overlap24.yaml::restocking-fee": "hit",
+        "gold/overlap24.yaml::customs": "split",
+    }
+    chunks = {g["path"]: g["chunks"] for g in report["gold_files"]}
+    assert chunks == {"gold/overlap0.yaml": 7, "gold/overlap24.yaml": 9}
+
+
+class Windows:
+    """The policies document in 80-character windows without overlap: chunk i is [80i, 80i+80)."""
+
+    def __init__(self, shop):
+        self.shop = shop
+
+    def __call__(self, cases: str, **settings: object) -> None:
+        head = {
+            "corpus": "../docs/policies.md",
+            "chunker_args": "{size: 80, overlap: 0}",
+            "retriever": "rag:keywords",
+            **settings,
+        }
+        lines = "".join(f"{key}: {value}\n" for key, value in head.items())
+        self.shop.gold(lines + "cases:\n" + dedent(cases))
+
+    def report(self, *args):
+        return self.shop.report(*args)
+
+    def cases(self, *args):
+        return self.shop.cases(*args)
+
+
+@pytest.fixture
+def windows(shop):
+    return Windows(shop)
+
+
+def pinned(rankings: dict[str, list[int]]) -> str:
+    """retriever_args that pin the ranking of chosen questions."""
+    inner = ", ".join(f"{q!r}: {list(r)}" for q, r in rankings.items())
+    return f"{{rankings: {{{inner}}}}}"
+
+
+def at(needle: str) -> int:
+    """The window of the policies document that holds ``needle``."""
+    start = POLICIES.index(needle)
+    assert start // 80 == (start + len(needle) - 1) // 80, "needle cut by a window edge"
+    return start // 80
+
+
+def test_hit_rank_is_the_rank_by_which_every_needle_was_found(windows):
+    fee, refund = at("15 percent"), at("30 days")
+    others = [i for i in range(7) if i not in (fee, refund)]
+    windows(
+        """
+        - id: both
+          question: fees and refunds
+          needles: [30 days, 15 percent]
+        - id: one
+          question: restocking only
+          needle: 15 percent
+        """,
+        k=4,
+        retriever_args=pinned(
+            {
+                "fees and refunds": [others[0], fee, others[1], refund, others[2]],
+                "restocking only": [others[0], fee],
+            }
+        ),
+    )
+    result, report = windows.report()
+    result.assert_outcomes(passed=2)
+    cases = {c["id"]: c for c in report["cases"]}
+    assert (cases["both"]["verdict"], cases["both"]["rank"]) == ("hit", 4)
+    assert (cases["one"]["verdict"], cases["one"]["rank"]) == ("hit", 2)
+
+
+def test_every_needle_is_required(windows):
+    fee, refund = at("15 percent"), at("30 days")
+    windows(
+        """
+        - id: both
+          question: fees and refunds
+          needles: [15 percent, 30 days]
+        """,
+        k=3,
+        retriever_args=pinned({"fees and refunds": [fee, 0, 2, refund]}),
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=1)
+    (case,) = report["cases"]
+    assert (case["verdict"], case["rank"]) == ("ranked_out", None)
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: ranked_out — *top 3*",
+            "  question: fees and refunds",
+            "  needle:   '15 percent'",
+            "  needle:   '30 days'",
+            f"  '30 days' is held whole by docs/policies.md [{refund * 80}:{refund * 80 + 80}]"
+            f" chunk {refund}: 'indow is 30 days*', which is not in the top 3",
+            "  top 3 (normalized match):",
+            f"    1. docs/policies.md [{fee * 80}:{fee * 80 + 80}] chunk {fee}: *",
+            "    2. docs/policies.md [0:80] chunk 0: 'Support knowledge base*",
+            "    3. docs/policies.md [160:240] chunk 2: *",
+        )
+    )
+
+
+def test_split_shows_the_boundary_and_the_text_either_side(windows):
+    windows(
+        """
+        - id: refund-window
+          question: refund window
+          needle: 30 days
+          span: The refund window is 30 days
+        """,
+        k=1,
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=1)
+    start = POLICIES.index("The refund window is 30 days")
+    assert start < 80 < start + len("The refund window is 30 days")
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: split — *",
+            "  span:     'The refund window is 30 days' (28 chars)",
+            f"  cut at docs/policies.md offset 80: …*{POLICIES[start:80]}|{POLICIES[80 : start + 28]}*…",
+            "    before the cut: chunk 0 [0:80] (80 chars) ends there",
+            "    after the cut:  chunk 1 [80:160] (80 chars)",
+            "    the two chunks do not overlap",
+            "  top 1 (normalized match):",
+            "    1. docs/policies.md [0:80] chunk 0: *",
+        )
+    )
+    (case,) = report["cases"]
+    assert (case["verdict"], case["span_split"], case["rank"]) == ("split", True, None)
+
+
+def test_a_needle_cut_in_two_is_split_without_a_span(windows):
+    start = POLICIES.index("12 months")
+    boundary = (start // 80 + 1) * 80
+    assert start < boundary < start + len("12 months")
+    windows(
+        """
+        - id: warranty
+          question: warranty coverage
+          needle: 12 months
+        """,
+        k=7,
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        lines(
+            f"  cut at docs/policies.md offset {boundary}: …*"
+            f"{POLICIES[start:boundary]}|{POLICIES[boundary : start + 9]}*…"
+        )
+    )
+    (case,) = report["cases"]
+    assert (case["verdict"], case["span_split"]) == ("split", True)
+
+
+def test_span_split_is_recorded_on_hits_too(windows):
+    shipping = at("2 business days")
+    windows(
+        """
+        - id: express
+          question: express shipping
+          needle: 2 business days
+          span: Express shipping takes 2 business days
+        - id: fee
+          question: restocking fee
+          needle: 15 percent
+          span: restocking fee of 15 percent
+        """,
+        k=1,
+        retriever_args=pinned({"express shipping": [shipping]}),
+    )
+    result, report = windows.report()
+    result.assert_outcomes(passed=2)
+    cases = {c["id"]: c for c in report["cases"]}
+    assert (cases["express"]["verdict"], cases["express"]["span_split"]) == ("hit", True)
+    assert (cases["fee"]["verdict"], cases["fee"]["span_split"]) == ("hit", False)
+    assert report["totals"]["split_spans"] == 1
+    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 2/2 (100.0%), split spans 1"])
+
+
+def test_absent_needle_is_a_gold_error_with_the_closest_text(windows):
+    windows(
+        """
+        - id: refund
+          question: refund window
+          needle: 45 days
+        """,
+        k=2,
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: absent — it is not in the corpus at all: a gold-data error*",
+            "  not in the corpus: '45 days'",
+            "  closest text: * in docs/policies.md chunk * (similarity */100)",
+        )
+    )
+    closest = next(line for line in result.outlines if "closest text:" in line)
+    shown = closest.split("closest text: ", 1)[1].split(" in docs/policies.md")[0].strip("'\"")
+    assert shown.lower() in POLICIES.lower()
+    assert "days" in shown
+    (case,) = report["cases"]
+    assert (case["verdict"], case["rank"]) == ("absent", None)
+
+
+def test_absent_span_even_when_the_needle_is_there(windows):
+    windows(
+        """
+        - id: refund
+          question: refund window
+          needle: 30 days
+          span: The refund window is 60 days
+        - id: customs
+          question: customs clearance
+          needle: 9 dollars
+          span: {from: Customs clearance, to: 9 euros}
+        """,
+        k=1,
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines_random(
+        ["  not in the corpus: 'the refund window is 60 days'", "  not in the corpus: '9 euros'"]
+    )
+    assert {c["verdict"] for c in report["cases"]} == {"absent"}
+
+
+def test_ranked_out_when_the_span_is_whole_but_not_retrieved(windows):
+    fee = at("restocking fee of 15 percent")
+    windows(
+        """
+        - id: fee
+          question: what does it cost to send back an opened item
+          needle: 15 percent
+          span: restocking fee of 15 percent
+        """,
+        k=2,
+        retriever_args=pinned({"what does it cost to send back an opened item": [0, 1]}),
+    )
+    result, report = windows.report()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: ranked_out — a chunk holds it whole, but the retriever did not rank"
+            " that chunk in the top 2",
+            f"  the span is held whole by docs/policies.md [{fee * 80}:{fee * 80 + 80}] chunk {fee}: *",
+        )
+    )
+    (case,) = report["cases"]
+    assert (case["verdict"], case["span_split"]) == ("ranked_out", False)
+
+
+GIFT_CARDS = (
+    "Gift cards are sold at every till and online in any amount you like. "
+    "Gift cards keep their value for 5 years. Lost cards are not replaced.\n"
+)
+
+
+def test_a_span_range_is_the_shortest_passage_from_to(shop):
+    shop.write("docs/gift.md", GIFT_CARDS)
+    shop.gold(
+        """
+        corpus: ../docs/gift.md
+        chunker: rag:sentences
+        retriever: rag:keywords
+        k: 1
+        cases:
+          - id: gift
+            question: how long do gift cards keep their value
+            needle: 5 years
+            span: {from: gift cards, to: 5 years}
+        """
+    )
+    result, report = shop.report()
+    result.assert_outcomes(passed=1)
+    (case,) = report["cases"]
+    shortest = "Gift cards keep their value for 5 years"
+    assert case["span_split"] is False
+    assert case["span_length"] == len(shortest)
+
+
+@pytest.mark.parametrize(
+    "needle, match, verdict",
+    [
+        ("30 days", "exact", "hit"),
+        ("30 Days", "exact", "absent"),
+        ("30 Days", "normalized", "hit"),
+        ("never soak the leather", "exact", "absent"),  # the corpus has two spaces
+        ("NEVER SOAK THE LEATHER", "normalized", "hit"),
+        ("30 dayz", "normalized", "absent"),
+        ("30 dayz", "fuzzy", "hit"),
+        ("45 weeks", "fuzzy", "absent"),
+    ],
+)
+def test_match_modes(shop, needle, match, verdict):
+    shop.gold(
+        f"""
+        corpus: ../docs/*.md
+        chunker: rag:sentences
+        match: {match}
+        fuzzy_threshold: 80
+        cases:
+          - id: case
+            question: refund window soak leather
+            needle: {needle}
+        """
+    )
+    _, report = shop.report()
+    (case,) = report["cases"]
+    assert (case["verdict"], case["match"]) == (verdict, match)
+
+
+def test_per_case_overrides_of_k_match_and_threshold(windows):
+    refund = at("30 days")
+    windows(
+        """
+        - id: defaults
+          question: refund
+          needle: 30 DAYS
+        - id: small-k
+          question: refund
+          needle: 30 days
+          k: 1
+        - id: exact
+          question: refund
+          needle: 30 DAYS
+          match: exact
+        - id: fuzzy-strict
+          question: refund
+          needle: 30 dayz
+          match: fuzzy
+          fuzzy_threshold: 99
+        - id: fuzzy-loose
+          question: refund
+          needle: 30 dayz
+          match: fuzzy
+          fuzzy_threshold: 80
+        """,
+        k=2,
+        retriever_args=pinned({"refund": [0, refund]}),
+    )
+    cases = windows.cases()
+    got = {i: (c["verdict"], c["k"], c["match"]) for i, c in cases.items()}
+    assert got == {
+        "defaults": ("hit", 2, "normalized"),
+        "small-k": ("ranked_out", 1, "normalized"),
+        "exact": ("absent", 2, "exact"),
+        "fuzzy-strict": ("absent", 2, "fuzzy"),
+        "fuzzy-loose": ("hit", 2, "fuzzy"),
+    }
+    assert cases["defaults"]["rank"] == 2
+
+
+def test_command_line_k_overrides_gold_and_case(windows):
+    refund = at("30 days")
+    windows(
+        """
+        - id: small-k
+          question: refund
+          needle: 30 days
+          k: 1
+        """,
+        k=1,
+        retriever_args=pinned({"refund": [0, refund]}),
+    )
+    assert windows.cases()["small-k"]["verdict"] == "ranked_out"
+    case = windows.cases("--chunkrecall-k", "2")["small-k"]
+    assert (case["verdict"], case["k"], case["rank"]) == ("hit", 2, 2)
+
+
+def test_a_chunk_that_is_all_of_the_needle_counts(shop):
+    shop.write("docs/short.md", "30 days. Refunds.")
+    shop.gold(
+        """
+        corpus: ../docs/short.md
+        chunker: rag:sentences
+        cases:
+          - id: whole
+            question: refunds days
+            needle: 30 days
+        """
+    )
+    assert shop.cases()["whole"]["verdict"] == "hit"
+
+
+def closest_text(result) -> str:
+    line = next(line for line in result.outlines if "closest text:" in line)
+    return line.split("closest text: ", 1)[1].rsplit(" in docs/", 1)[0][1:-1]
+
+
+def test_the_closest_text_is_read_from_the_document_not_cut_at_a_chunk_edge(windows):
+    """A typo'd span that a boundary cuts: the author needs to see the corpus's words."""
+    start = POLICIES.index("The refund window is 30 days")
+    assert start < 80 < start + 28
+    windows(
+        """
+        - id: refund
+          question: refund window
+          needle: 30 days
+          span: The refund window is 60 days
+        """,
+        k=1,
+    )
+    result = windows.shop.run()
+    result.assert_outcomes(failed=1)
+    shown = closest_text(result)
+    assert "refund window is 30 days" in shown
+    assert shown in POLICIES
+
+
+def test_a_composed_needle_is_found_in_a_decomposed_document(shop):
+    """Normalized matching is NFKC on both sides: 'thé' typed in YAML, 'the' + U+0301 on disk."""
+    shop.write("docs/cafe.md", "Le cafe\u0301 ferme a\u0300 18 h. Le the\u0301 est offert.")
+    shop.gold(
+        """
+        corpus: ../docs/cafe.md
+        chunker: rag:sentences
+        k: 1
+        cases:
+          - id: closing
+            question: quand ferme le café
+            needle: café ferme à 18 h
+          - id: tea
+            question: quand ferme le café
+            needle: thé est offert
+        """
+    )
+    cases = shop.cases()
+    assert cases["closing"]["verdict"] == "hit"
+    assert cases["tea"]["verdict"] == "ranked_out"
+
+
+def test_fuzzy_matching_tells_split_from_ranked_out_and_absent(windows):
+    """A near-miss needle in fuzzy mode still gets a geometric verdict."""
+    fee = at("restocking fee of 15 percent")
+    windows(
+        """
+        - id: cut
+          question: refund
+          needle: The refund window is 30 dayz
+        - id: elsewhere
+          question: refund
+          needle: restocking fee of 15 percnt
+        - id: nowhere
+          question: refund
+          needle: gift wrapping costs 4 euros
+        """,
+        k=1,
+        match="fuzzy",
+        fuzzy_threshold=85,
+        retriever_args=pinned({"refund": [0]}),
+    )
+    cases = windows.cases()
+    assert {i: c["verdict"] for i, c in cases.items()} == {
+        "cut": "split",
+        "elsewhere": "ranked_out",
+        "nowhere": "absent",
+    }
+    assert cases["elsewhere"]["held"][0]["chunk"]["index"] == fee
+    assert cases["cut"]["cut"]["offset"] == 80
+
+
+def test_real_questions_over_a_real_corpus(shop, chunking_evaluation):
+    """The State of the Union questions, their excerpts as needles, fixed windows and BM25.
+
+    No excerpt is absent (each is corpus text); a case is split exactly when one of
+    its excerpts lies whole in no window, else the retriever decides hit or ranked_out.
+    """
+    import csv
+    import json
+
+    from pytest_chunkrecall.chunkers import fixed_size
+    from pytest_chunkrecall.matching import fold_text
+
+    corpus = (chunking_evaluation / "corpora/state_of_the_union.md").read_text(encoding="utf-8")
+    shop.write("docs/sotu.md", corpus)
+    with open(chunking_evaluation / "questions_df.csv", encoding="utf-8") as handle:
+        rows = [r for r in csv.DictReader(handle) if r["corpus_id"] == "state_of_the_union"]
+    cases, needles = [], {}
+    for number, row in enumerate(rows):
+        excerpts = [ref["content"] for ref in json.loads(row["references"])]
+        needles[f"q{number}"] = excerpts
+        cases.append(
+            f"  - id: q{number}\n    question: {json.dumps(row['question'])}\n"
+            f"    needles: {json.dumps(excerpts)}\n"
+        )
+    shop.gold(
+        "corpus: ../docs/sotu.md\nchunker_args: {size: 400, overlap: 100}\nk: 5\ncases:\n"
+        + "".join(cases)
+    )
+    _, report = shop.report()
+    windows = [fold_text(w) for w in fixed_size(corpus, 400, 100)]
+    verdicts = {c["id"]: c for c in report["cases"]}
+    assert len(verdicts) == len(rows) > 50
+    for case_id, excerpts in needles.items():
+        case = verdicts[case_id]
+        whole = all(any(fold_text(e) in w for w in windows) for e in excerpts)
+        if whole:
+            assert case["verdict"] in ("hit", "ranked_out"), case_id
+        else:
+            assert case["verdict"] == "split", case_id
+        assert case["span_split"] == (not whole), case_id
+    counted = report["totals"]["verdicts"]
+    assert counted["absent"] == 0
+    assert counted["split"] > 0 and counted["hit"] > 0
