@@ -8,8 +8,8 @@ import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import dense, search
 from .ingest import OVERLAP, SIZE, load_passages
-from .search import build
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -32,6 +32,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=OVERLAP,
         help=f"Characters neighbouring passages share (default: {OVERLAP})",
     )
+    parser.add_argument(
+        "--dense",
+        action="store_true",
+        help="Rank by wordllama embeddings instead of BM25 (needs the dense extra)",
+    )
     args = parser.parse_args(argv)
 
     if args.k < 1:
@@ -44,7 +49,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(str(exc))
     if not passages:
         parser.error(f"no *.md articles in {args.docs}")
-    results = build(passages).scored(args.question, args.k)
+    build = dense.build if args.dense else search.build
+    try:
+        results = build(passages).scored(args.question, args.k)
+    except ImportError as exc:
+        parser.error(str(exc))
     if not results:
         print("No passage shares a word with that question.")
         return 1
