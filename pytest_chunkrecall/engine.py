@@ -67,7 +67,7 @@ class Engine:
                 found = exc
             self._corpora[key] = found
         if isinstance(found, ChunkrecallError):
-            raise found
+            raise found.with_traceback(None)  # the same error, not a growing traceback
         return found
 
     def suite(
@@ -90,7 +90,7 @@ class Engine:
                 found = exc
             self._suites[key] = found
         if isinstance(found, ChunkrecallError):
-            raise found
+            raise found.with_traceback(None)  # the same error, not a growing traceback
         return found
 
     def chunks(
@@ -107,7 +107,7 @@ class Engine:
                 found = exc
             self._chunkings[key] = found
         if isinstance(found, ChunkrecallError):
-            raise found
+            raise found.with_traceback(None)  # the same error, not a growing traceback
         return found
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from . import report
 from .corpus import from_mapping
-from .engine import Engine
+from .engine import Engine, Suite
 from .errors import ChunkrecallError, describe, user_traceback
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
@@ -131,16 +131,17 @@ class CaseItem(pytest.Item):
         self.case = case
         self.plan = plan
         self.result: CaseResult | None = None
+        self.suite: Suite | None = None
         self.suite_error: ChunkrecallError | None = None
 
     def runtest(self) -> None:
         engine = self.config.stash[ENGINE]
         try:
-            suite = self.plan.suite(engine)
+            self.suite = self.plan.suite(engine)
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
-        result = self.plan.evaluate(suite, self.case)
+        result = self.plan.evaluate(self.suite, self.case)
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
         if entry is not None:
@@ -189,11 +190,11 @@ class CaseItem(pytest.Item):
                 return f"chunkrecall: {head}\n  (the same traceback as for {first}, above)"
         return f"chunkrecall: {error}"
 
-    def gold_info(self) -> dict[str, Any]:
-        """The facts of this case's gold file for the summary: corpus, chunker, retriever."""
+    def gold_info(self) -> dict[str, Any] | None:
+        """The facts of this case's gold file for the summary, once its suite was built (or failed)."""
         if self.suite_error is not None:
             return {"error": str(self.suite_error)}
-        return self.plan.facts(self.plan.suite(self.config.stash[ENGINE]))
+        return self.plan.facts(self.suite) if self.suite is not None else None
 
     def reportinfo(self) -> tuple[Path, int, str]:
         return self.path, self.case.line - 1, f"{self.case.id}: {self.case.question}"

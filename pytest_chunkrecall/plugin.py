@@ -164,8 +164,8 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
             "span_split": None,
         }
     described = item.config.stash[DESCRIBED]
-    if item.plan.name not in described and (
-        item.result is not None or item.suite_error is not None
-    ):
-        described.add(item.plan.name)
-        test_report.chunkrecall_gold = item.gold_info()  # type: ignore[attr-defined]
+    if item.plan.name not in described:
+        info = item.gold_info()
+        if info is not None:
+            described.add(item.plan.name)
+            test_report.chunkrecall_gold = info  # type: ignore[attr-defined]

@@ -62,6 +62,8 @@ def _cut(result: CaseResult) -> list[str]:
     cut = result.cut
     assert cut is not None
     lines = [f"  cut at {cut.doc} offset {cut.offset}: …{cut.before}|{cut.after}…"]
+    if cut.left is None:
+        lines.append("    no chunk holds the text where the span starts (the chunker left it out)")
     if cut.left is not None:
         lines.append(f"    before the cut: {_place(cut.left, result.unit)} ends there")
     if cut.right is not None:

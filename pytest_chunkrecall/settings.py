@@ -44,7 +44,11 @@ class Settings:
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def over(self, other: Settings) -> Settings:
-        """These settings, with ``other`` filling in what these leave out."""
+        """These settings, with ``other`` filling in what these leave out.
+
+        Arguments travel with their chunker or retriever: when these settings
+        name another one than ``other`` does, ``other``'s arguments are not its.
+        """
         values = {
             f.name: getattr(other, f.name)
             if getattr(self, f.name) is None
@@ -52,6 +56,14 @@ class Settings:
             for f in fields(self)
             if f.name in SETTING_KEYS
         }
+        for kind in ("chunker", "retriever"):
+            mine = getattr(self, kind)
+            if (
+                mine is not None
+                and mine != getattr(other, kind)
+                and getattr(self, f"{kind}_args") is None
+            ):
+                values[f"{kind}_args"] = None
         base = self.corpus_base if self.corpus is not None else other.corpus_base
         return replace(self, **values, corpus_base=base, origins={**other.origins, **self.origins})
 

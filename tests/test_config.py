@@ -354,3 +354,33 @@ def test_a_hook_that_raises_is_named_with_the_users_traceback_only(shop, hook):
     )
     assert_no_internals(result)
     result.stdout.no_fnmatch_line("*pluggy/*")
+
+
+def test_ini_chunker_args_do_not_follow_a_gold_file_to_another_chunker(shop):
+    shop.ini(
+        """
+        chunkrecall_corpus = docs/policies.md
+        chunkrecall_chunker_args = {size: 80, overlap: 24}
+        """
+    )
+    shop.gold(
+        """
+        chunker: rag:sentences
+        cases:
+          - question: restocking fee
+            needle: 15 percent
+        """,
+        "gold/sentences.yaml",
+    )
+    shop.gold(
+        """
+        cases:
+          - question: restocking fee
+            needle: 15 percent
+        """,
+        "gold/windows.yaml",
+    )
+    _, report = shop.report()
+    facts = {g["path"]: g for g in report["gold_files"]}
+    assert facts["gold/sentences.yaml"]["chunker_args"] == {}
+    assert facts["gold/windows.yaml"]["chunker_args"] == {"size": 80, "overlap": 24}

@@ -275,3 +275,42 @@ def test_cases_that_could_not_be_evaluated_are_named_and_not_counted(broken, sho
     assert report["totals"]["cases"] == 0
     assert report["unevaluated"] == [case["nodeid"] for case in report["cases"]]
     assert {case["outcome"] for case in report["cases"]} == {"failed"}
+
+
+def test_the_gold_file_lines_stay_when_the_retriever_fails_for_a_question(shop):
+    shop.write(
+        "flaky.py",
+        dedent(
+            """
+            from pytest_chunkrecall.retrievers import bm25
+
+            def build(chunks):
+                search = bm25(chunks)
+                def ask(question, k):
+                    if "refund" in question:
+                        raise RuntimeError("index offline")
+                    return search(question, k)
+                return ask
+            """
+        ),
+    )
+    shop.ini("chunkrecall_corpus = docs/policies.md\nchunkrecall_retriever = flaky:build\n")
+    shop.gold(
+        """
+        cases:
+          - question: refund window
+            needle: 30 days
+          - question: restocking fee
+            needle: 15 percent
+        """
+    )
+    result = shop.run("-p", "no:randomly")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: retriever flaky:build raised RuntimeError: index offline for the question 'refund window':",
+            "gold/policies.yaml: hit-rate 1/1 (100.0%), split spans 0",
+            "  corpus docs/policies.md: 1 doc, 502 chars; chunker *; retriever flaky:build, k=5",
+            "chunkrecall: 1 case could not be evaluated and is not counted; see the errors above",
+        )
+    )

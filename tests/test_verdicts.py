@@ -600,3 +600,28 @@ def test_real_questions_over_a_real_corpus(shop, chunking_evaluation):
     counted = report["totals"]["verdicts"]
     assert counted["absent"] == 0
     assert counted["split"] > 0 and counted["hit"] > 0
+
+
+def test_a_span_that_starts_where_no_chunk_reaches_says_so(shop):
+    shop.write(
+        "gappy.py",
+        "def chunk(text):\n    return [text[:60], text[100:200], text[200:]]\n",
+    )
+    shop.ini("chunkrecall_corpus = docs/policies.md\nchunkrecall_chunker = gappy:chunk\n")
+    shop.gold(
+        """
+        cases:
+          - question: refund window
+            needle: 30 days
+            span: The refund window is 30 days
+        """
+    )
+    result = shop.run()
+    result.stdout.fnmatch_lines(
+        lines(
+            "chunkrecall: split — *",
+            "  cut at docs/policies.md offset 100: …*|*…",
+            "    no chunk holds the text where the span starts (the chunker left it out)",
+            "    after the cut:  chunk 1 [100:200] (100 chars)",
+        )
+    )
