@@ -22,6 +22,7 @@ from .settings import (
     DEFAULT_RETRIEVER,
     Settings,
 )
+from .shapes import CONFIGURED, check_arguments
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,16 @@ def plan(
         DEFAULT_RETRIEVER,
         settings,
     )
+    for component in (chunker, retriever):
+        role = "chunker" if component is chunker else "retriever"
+        problem = check_arguments(component.obj, component.args, role=role)
+        if problem:
+            raise ChunkrecallError(
+                f"{role} {component.name} {problem}"
+                if problem == CONFIGURED
+                else f"{role} {component.name} with {role}_args {component.args}: {problem}",
+                where=settings.where(f"{role}_args") or settings.where(role) or name,
+            )
     files: tuple[Path, ...] = ()
     documents = supplied.documents if gold.settings.corpus is None else None
     if documents is None:

@@ -158,7 +158,8 @@ class CaseItem(pytest.Item):
             if setup.update:
                 pytest.xfail(f"recorded in the baseline as a known miss: {result.verdict}")
             if entry is not None and not entry.hit:
-                pytest.xfail(f"known miss in baseline: {entry.verdict}")
+                now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
+                pytest.xfail(f"known miss in baseline: {entry.verdict}{now}")
         raise CaseFailed(result)
 
     def repr_failure(

@@ -75,8 +75,8 @@ def render(
                 f"| `{result.gold_file}::{result.id}` | {result.span_length} {result.unit} | {where} |"
             )
         lines.append("")
-    if gate_failures or (
-        comparison and (comparison.regressions or comparison.improvements or comparison.new)
+    if comparison is not None and (
+        gate_failures or comparison.regressions or comparison.improvements or comparison.new
     ):
         lines += [f"To accept this state as the new baseline: `{accept}`", ""]
     return "\n".join(lines) + "\n"

@@ -318,7 +318,7 @@ class Recorder:
         changed = self.comparison is not None and (
             self.comparison.regressions or self.comparison.improvements or self.comparison.new
         )
-        if not setup.update and (self.gate_failures or changed):
+        if not setup.update and setup.path is not None and (self.gate_failures or changed):
             write(
                 f"chunkrecall: to accept this state as the new baseline, run: {self._accept_command()}"
             )

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any
 
 from .errors import ChunkrecallError, describe, user_traceback
+from .settings import did_you_mean
 
 
 def resolve(reference: str, *, what: str, where: str | None) -> Any:
@@ -33,10 +35,15 @@ def resolve(reference: str, *, what: str, where: str | None) -> Any:
         try:
             target = getattr(target, part)
         except AttributeError:
-            public = sorted(n for n in dir(target) if not n.startswith("_"))
+            public = sorted(
+                n
+                for n in dir(target)
+                if not n.startswith("_") and not inspect.ismodule(getattr(target, n, None))
+            )
             shown = ", ".join(public[:12]) + (", …" if len(public) > 12 else "")
             raise ChunkrecallError(
                 f"{what} {reference!r}: {module_name!r} has no attribute {part!r}"
+                + did_you_mean(part, tuple(public))
                 + (f" (it has: {shown})" if shown else ""),
                 where=where,
             ) from None

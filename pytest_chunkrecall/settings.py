@@ -101,6 +101,17 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
             return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {value!r}"
         return value, None
     if key in ("chunker_args", "retriever_args"):
+        slips = (
+            [k for k, v in value.items() if isinstance(k, str) and ":" in k and v is None]
+            if isinstance(value, dict)
+            else []
+        )
+        if slips:
+            name, _, number = slips[0].partition(":")
+            return (
+                value,
+                f"reads {slips[0]!r} as one key: YAML needs a space after the colon, e.g. {{{name}: {number}}}",
+            )
         if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
             return (
                 value,
@@ -119,5 +130,6 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
 
 def did_you_mean(word: str, choices: tuple[str, ...]) -> str:
     """``; did you mean 'x'?`` when ``word`` looks like a misspelt choice, else nothing."""
-    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    same_letters = [choice for choice in choices if choice.lower() == word.lower()]
+    close = same_letters or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""

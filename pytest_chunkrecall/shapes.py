@@ -24,6 +24,10 @@ RESULT_SHAPES = (
     "a Chunk, an int index into the chunk list, a str, an object with .text or "
     ".page_content, or a (result, score) pair of one of these"
 )
+CONFIGURED = (
+    "is an object that is already configured, so chunker_args cannot be passed to it; "
+    "remove chunker_args, or name its class or a factory instead"
+)
 _SPLITTING_METHODS = ("split_text", "chunk", "split", "__call__")
 _SEARCH_METHODS = ("retrieve", "search", "invoke", "similarity_search")
 _START_ATTRIBUTES = ("start_index", "start_char_idx", "start")
@@ -66,33 +70,49 @@ def chunk_function(
         return adapted
     if args:
         raise ChunkrecallError(
-            f"chunker {name} is an object that is already configured, so chunker_args "
-            "cannot be passed to it; remove chunker_args, or name its class or a factory instead",
+            f"chunker {name} {CONFIGURED}",
             where=where,
         )
     return _splitter(obj, name=name, where=where)
 
 
-def check_arguments(obj: Any, args: Mapping[str, Any]) -> str | None:
-    """Why the chunker ``obj`` cannot be configured with ``args``, or ``None`` when it can."""
-    if inspect.isclass(obj):
-        fits = _accepts(obj, (), args)
-    elif _is_function(obj):
-        fits = _accepts(obj, ("text",), args) or _accepts(obj, (), args)
+def check_arguments(obj: Any, args: Mapping[str, Any], *, role: str = "chunker") -> str | None:
+    """Why the chunker (or retriever factory) ``obj`` cannot take ``args``, or ``None``.
+
+    A chunker is ``chunk(text, **args)``, a class or factory built with ``args``,
+    or a configured object (which takes none, but where a library configures it
+    at call time); a retriever factory is called with the chunks and ``args``.
+    """
+    if role == "chunker" and not inspect.isclass(obj) and not _is_function(obj):
+        if not args:
+            return None
+        try:
+            adapted = adapters.splitter(obj, args, name="", where=None)
+        except ChunkrecallError as exc:
+            return exc.message
+        if adapted is not None:
+            return None
+        return CONFIGURED
+    if role == "chunker":
+        leading: tuple[tuple[str, ...], ...] = (
+            ((), ("text",)) if inspect.isclass(obj) else (("text",), ())
+        )
     else:
-        return "it is an object that is already configured, so its arguments cannot be changed"
-    if fits:
+        leading = (("chunks",),)
+    if any(_accepts(obj, first, args) for first in leading):
         return None
     try:
-        parameters = inspect.signature(obj).parameters
+        parameters = dict(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
-        parameters = {}  # type: ignore[assignment]
-    takes = [p for p in parameters if p not in ("self", "text")]
+        parameters = {}
+    takes = [p for p in parameters if p not in ("self", "text", "chunks")]
     unknown = [name for name in args if name not in parameters]
     if unknown:
         hints = "".join(did_you_mean(name, tuple(takes)) for name in unknown)
         return f"it takes no argument {', '.join(map(repr, unknown))} (it takes {', '.join(takes) or 'none'}){hints}"
-    return f"it cannot be called with the arguments {sorted(args)} (its signature is {_signature(obj)})"
+    return (
+        f"it cannot be called with the arguments {dict(args)} (its signature is {_signature(obj)})"
+    )
 
 
 def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
@@ -106,8 +126,13 @@ def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
     for number, item in enumerate(output):
         text, start = _chunk_text(item)
         if text is None:
+            keys = (
+                f" without a 'text' key (its keys: {', '.join(map(str, item))})"
+                if isinstance(item, Mapping)
+                else ""
+            )
             raise ChunkrecallError(
-                f"chunker {name} returned {_shape(item)} as chunk {number} of {doc}; "
+                f"chunker {name} returned {_shape(item)}{keys} as chunk {number} of {doc}; "
                 f"each chunk must be {CHUNK_SHAPES}"
             )
         result.append((text, start))

@@ -85,7 +85,7 @@ def finding(analysis: Mapping[str, Any]) -> str | None:
     if predicted is None or observed is None or analysis.get("spans", 0) < FEWEST_SPANS:
         return None
     if observed - predicted >= NOTABLE_GAP:
-        return "more spans survive than blind windows would keep: boundaries fall on structure (sentences, paragraphs)"
+        return "more spans survive than blind windows would keep: boundaries fall on structure (words, sentences, paragraphs)"
     if predicted - observed >= NOTABLE_GAP:
         return "fewer spans survive than blind windows would keep: boundaries cut where spans are; check the effective overlap"
     return None

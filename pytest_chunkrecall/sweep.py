@@ -26,6 +26,7 @@ class GoldFileRun:
     chunks: int = 0
     chunk_chars: int = 0
     corpus_chars: int = 0
+    chunking: int = 0  # the same for gold files that share a corpus and chunker
     results: list[CaseResult] = field(default_factory=list)
     error: str | None = None
 
@@ -41,7 +42,10 @@ class SweepRow:
     @property
     def label(self) -> str:
         if self.setting is None:
-            shown = " ".join(f"{name}={value}" for name, value in (self.configured or {}).items())
+            shown = " ".join(
+                f"{name}={'default' if value is None else value}"
+                for name, value in (self.configured or {}).items()
+            )
             return f"configured ({shown})" if shown else "configured"
         return " ".join(f"{name}={value}" for name, value in self.setting.items())
 
@@ -49,14 +53,23 @@ class SweepRow:
     def totals(self) -> Totals:
         return Totals.of(r for run in self.gold_files for r in run.results)
 
+    def _chunkings(self) -> list[GoldFileRun]:
+        """One run per distinct corpus and chunker, so shared chunks count once."""
+        distinct: dict[int, GoldFileRun] = {}
+        for run in self.gold_files:
+            if run.error is None:
+                distinct.setdefault(run.chunking, run)
+        return list(distinct.values())
+
     @property
     def chunks(self) -> int:
-        return sum(run.chunks for run in self.gold_files)
+        return sum(run.chunks for run in self._chunkings())
 
     @property
     def index_multiplier(self) -> float:
-        corpus = sum(run.corpus_chars for run in self.gold_files)
-        return sum(run.chunk_chars for run in self.gold_files) / corpus if corpus else 0.0
+        runs = self._chunkings()
+        corpus = sum(run.corpus_chars for run in runs)
+        return sum(run.chunk_chars for run in runs) / corpus if corpus else 0.0
 
     @property
     def errors(self) -> list[str]:
@@ -165,6 +178,7 @@ def _run(
         chunks=len(suite.chunks),
         chunk_chars=sum(len(chunk.text) for chunk in suite.chunks),
         corpus_chars=suite.corpus_chars,
+        chunking=id(suite.chunks),
         results=results,
     )
 

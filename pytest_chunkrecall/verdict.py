@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from .geometry import Cut
 from .gold import Case, SpanRange
 from .matching import Matcher
 from .results import CaseResult, ChunkView, CutView, Held
@@ -63,10 +64,12 @@ def judge(
     else:  # no span: each needle is its own span, unless a span range was not found
         span_patterns = [] if case.span is not None else needles
     span_split = any(locations[p].present and not locations[p].whole for p in span_patterns)
-    if hit:
-        verdict = "hit"
-    elif absent:
+    # A span that is nowhere in the corpus is a gold-data error even when the
+    # needles came back: otherwise a typo would silently drop the span check.
+    if absent:
         verdict = "absent"
+    elif hit:
+        verdict = "hit"
     elif split:
         verdict = "split"
     else:
@@ -94,7 +97,7 @@ def judge(
         needles=list(case.needles),
         span=span_text,
         verdict=verdict,
-        rank=max(r for r in ranks if r is not None) if hit else None,
+        rank=max(r for r in ranks if r is not None) if verdict == "hit" else None,
         span_split=span_split,
         k=k,
         match=matcher.mode,
@@ -159,9 +162,23 @@ def _cut(suite: Suite, location: Location, length: Callable[[str], int]) -> CutV
         after=_one_line(after),
         left=ChunkView.of(cut.left, length=length) if cut.left else None,
         right=ChunkView.of(cut.right, length=length) if cut.right else None,
-        overlap=cut.overlap,
+        overlap=_overlap(cut, text),
     )
 
 
 def _one_line(text: str) -> str:
     return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
+
+
+def _overlap(cut: Cut, text: str) -> int | None:
+    """What the chunks either side of a cut share; a gap of whitespace alone is no overlap."""
+    overlap = cut.overlap
+    left = cut.left
+    gap = (
+        text[left.end : left.end - overlap]
+        if overlap is not None and overlap < 0 and left and left.end
+        else None
+    )
+    if gap is not None and not gap.strip():
+        return 0
+    return overlap

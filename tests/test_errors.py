@@ -204,11 +204,6 @@ BUILD_ERRORS = {
         {"chunker": "broken:returns_a_string"},
         ["chunkrecall: gold/policies.yaml: chunker broken:returns_a_string returned a str*"],
     ),
-    "chunker rejects its args": (
-        {"chunker_args": "{size: 80, overlp: 10}"},
-        ["chunkrecall: gold/policies.yaml: chunker pytest_chunkrecall.chunkers:fixed_size cannot"
-         " be called as *(text, **chunker_args) with chunker_args {'size': 80, 'overlp': 10}*"],
-    ),
     "retriever factory raises": (
         {"retriever": "broken:factory_raises", "chunker_args": "{size: 80, overlap: 0}"},
         ["chunkrecall: gold/policies.yaml: retriever broken:factory_raises failed while building"
@@ -314,3 +309,23 @@ def test_the_gold_file_lines_stay_when_the_retriever_fails_for_a_question(shop):
             "chunkrecall: 1 case could not be evaluated and is not counted; see the errors above",
         )
     )
+
+
+def test_chunker_args_the_chunker_does_not_take_stop_collection_once(shop):
+    shop.ini(
+        """
+        chunkrecall_corpus = docs/policies.md
+        chunkrecall_chunker_args = {size: 80, overlp: 10}
+        """
+    )
+    shop.gold(CASES)
+    result = shop.run()
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: ini option chunkrecall_chunker_args: chunker pytest_chunkrecall.chunkers:fixed_size"
+            " with chunker_args {'size': 80, 'overlp': 10}: it takes no argument 'overlp'"
+            " (it takes size, overlap); did you mean 'overlap'?"
+        ]
+    )
+    assert_no_internals(result)
