@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ChunkrecallError
-from .results import MISSES, CaseResult, Totals
+from .results import VERDICTS, CaseResult, Totals, outcome_text
 
 FORMAT = 1
 KEY = "chunkrecall_baseline"
@@ -28,6 +28,9 @@ class Entry:
     def hit(self) -> bool:
         return self.verdict == "hit"
 
+    def __str__(self) -> str:
+        return outcome_text(self.verdict, self.rank)
+
     def to_json(self) -> dict[str, Any]:
         return {"verdict": self.verdict, "rank": self.rank, "span_split": self.span_split}
 
@@ -44,6 +47,12 @@ class Baseline:
 
     def __len__(self) -> int:
         return sum(len(entries) for entries in self.cases.values())
+
+    def totals(self) -> Totals:
+        """The baseline's totals, counted as a run's are."""
+        entries = [e for per_file in self.cases.values() for e in per_file.values()]
+        verdicts = {verdict: sum(e.verdict == verdict for e in entries) for verdict in VERDICTS}
+        return Totals(len(entries), verdicts["hit"], sum(e.span_split for e in entries), verdicts)
 
 
 def load(path: Path, *, name: str) -> Baseline:
@@ -80,24 +89,31 @@ def load(path: Path, *, name: str) -> Baseline:
         )
     try:
         return _entries(data)
-    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+    except ValueError as exc:
         raise ChunkrecallError(
-            f"baseline {name} is damaged ({type(exc).__name__}: {exc}); restore it from version "
-            f"control, or delete it and run {UPDATE}"
+            f"baseline {name} is damaged: {exc}; restore it from version control, or delete it "
+            f"and run {UPDATE}"
         ) from None
 
 
 def _entries(data: Mapping[str, Any]) -> Baseline:
     cases: dict[str, dict[str, Entry]] = {}
     setups: dict[str, dict[str, Any]] = {}
-    for gold_file, body in data["gold_files"].items():
+    gold_files = data.get("gold_files")
+    if not isinstance(gold_files, dict):
+        raise ValueError("'gold_files' must be a mapping of gold file paths")
+    for gold_file, body in gold_files.items():
+        if not isinstance(body, dict) or not isinstance(body.get("cases"), dict):
+            raise ValueError(f"{gold_file!r} must have a 'cases' mapping")
         entries = {}
         for case_id, entry in body["cases"].items():
-            if entry["verdict"] not in ("hit", *MISSES):
-                raise ValueError(f"unknown verdict {entry['verdict']!r} for {gold_file}::{case_id}")
-            entries[str(case_id)] = Entry(
-                entry["verdict"], entry.get("rank"), bool(entry.get("span_split"))
-            )
+            where = f"{gold_file}::{case_id}"
+            if not isinstance(entry, dict) or entry.get("verdict") not in VERDICTS:
+                raise ValueError(f"{where} has no known verdict (one of {', '.join(VERDICTS)})")
+            rank = entry.get("rank")
+            if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)):
+                raise ValueError(f"{where} has rank {rank!r}, not a whole number or null")
+            entries[str(case_id)] = Entry(entry["verdict"], rank, bool(entry.get("span_split")))
         cases[str(gold_file)] = entries
         setups[str(gold_file)] = dict(body.get("setup") or {})
     return Baseline(cases, setups)
@@ -138,14 +154,8 @@ def updated(
 
 def dumps(baseline: Baseline) -> str:
     """The baseline as JSON that reads and diffs well: sorted, one case per line."""
-    entries = [e for per_file in baseline.cases.values() for e in per_file.values()]
-    hits = sum(e.hit for e in entries)
-    totals = {
-        "cases": len(entries),
-        "hits": hits,
-        "hit_rate": round(hits / len(entries), 6) if entries else 0.0,
-        "split_spans": sum(e.span_split for e in entries),
-    }
+    totals = baseline.totals().to_json()
+    del totals["verdicts"]  # the cases below say them
     lines = [
         "{",
         f'  "{KEY}": {FORMAT},',
@@ -220,10 +230,3 @@ def compare(
     return Comparison(
         regressions, improvements, known, new, removed, common, baseline_hits, current_hits
     )
-
-
-def totals_of(baseline: Baseline) -> Totals:
-    """The baseline's totals, as a run's would be."""
-    entries = [e for per_file in baseline.cases.values() for e in per_file.values()]
-    verdicts = {verdict: sum(e.verdict == verdict for e in entries) for verdict in ("hit", *MISSES)}
-    return Totals(len(entries), verdicts["hit"], sum(e.span_split for e in entries), verdicts)

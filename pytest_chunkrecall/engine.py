@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from . import shapes
 from .chunks import Chunk, place
 from .corpus import Document, read_documents
-from .errors import ChunkrecallError, describe, user_traceback
+from .errors import ChunkrecallError, describe, raised, user_traceback
 from .geometry import ChunkMap, configured_overlap, measure
 from .gold import Case
 from .matching import Matcher
 from .results import CaseResult
 from .space import MatchSpace
 from .verdict import judge
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -39,36 +40,34 @@ class Component:
 
 
 class Engine:
-    """Builds each (corpus, chunker) chunking and each suite once per process, failures too."""
+    """Reads each corpus, chunks it and builds each suite once per process — failures too."""
 
     def __init__(self, rootdir: Path | None = None) -> None:
         self.rootdir = rootdir or Path.cwd()
-        self._corpora: dict[tuple[Any, ...], tuple[Document, ...] | ChunkrecallError] = {}
-        self._chunkings: dict[tuple[Any, ...], tuple[Chunk, ...] | ChunkrecallError] = {}
-        self._suites: dict[tuple[Any, ...], Suite | ChunkrecallError] = {}
-        self.builds = {"chunker": 0, "retriever": 0}
+        self._built: dict[tuple[Any, ...], Any] = {}
 
     def documents(
         self, files: tuple[Path, ...], loader: Component | None, *, where: str | None = None
     ) -> tuple[Document, ...]:
         """The corpus files read once per process (through the user's loader, if one is set)."""
-        key = (files, loader)
-        found = self._corpora.get(key)
-        if found is None:
-            try:
-                found = read_documents(
-                    files,
-                    self.rootdir,
-                    loader=loader.obj if loader else None,
-                    loader_name=loader.name if loader else "",
-                    where=where or "corpus",
-                )
-            except ChunkrecallError as exc:
-                found = exc
-            self._corpora[key] = found
-        if isinstance(found, ChunkrecallError):
-            raise found.with_traceback(None)  # the same error, not a growing traceback
-        return found
+        return self._once(
+            ("documents", files, loader),
+            lambda: read_documents(
+                files,
+                self.rootdir,
+                loader=loader.obj if loader else None,
+                loader_name=loader.name if loader else "",
+                where=where or "corpus",
+            ),
+        )
+
+    def chunks(
+        self, documents: tuple[Document, ...], chunker: Component, *, where: str | None = None
+    ) -> tuple[Chunk, ...]:
+        """The chunks of ``documents``, chunked once per process for each chunker configuration."""
+        return self._once(
+            ("chunks", documents, chunker), lambda: chunk_corpus(documents, chunker, where=where)
+        )
 
     def suite(
         self,
@@ -79,36 +78,28 @@ class Engine:
         where: str | None = None,
     ) -> Suite:
         """The suite for this configuration, built on first use; raises the build's error."""
-        key = (documents, chunker, retriever)
-        found = self._suites.get(key)
-        if found is None:
-            try:
-                chunks = self.chunks(documents, chunker, where=where)
-                found = Suite(documents, chunks, chunker, retriever, where=where)
-                self.builds["retriever"] += 1
-            except ChunkrecallError as exc:
-                found = exc
-            self._suites[key] = found
-        if isinstance(found, ChunkrecallError):
-            raise found.with_traceback(None)  # the same error, not a growing traceback
-        return found
+        return self._once(
+            ("suite", documents, chunker, retriever),
+            lambda: Suite(
+                documents,
+                self.chunks(documents, chunker, where=where),
+                chunker,
+                retriever,
+                where=where,
+            ),
+        )
 
-    def chunks(
-        self, documents: tuple[Document, ...], chunker: Component, *, where: str | None = None
-    ) -> tuple[Chunk, ...]:
-        """The chunks of ``documents``, chunked once per process for each chunker configuration."""
-        key = (documents, chunker)
-        found = self._chunkings.get(key)
-        if found is None:
+    def _once(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
+        """``build()``'s value for ``key``, or its error, remembered for the rest of the process."""
+        if key not in self._built:
             try:
-                found = chunk_corpus(documents, chunker, where=where)
-                self.builds["chunker"] += 1
+                self._built[key] = build()
             except ChunkrecallError as exc:
-                found = exc
-            self._chunkings[key] = found
+                self._built[key] = exc
+        found = self._built[key]
         if isinstance(found, ChunkrecallError):
             raise found.with_traceback(None)  # the same error, not a growing traceback
-        return found
+        return found  # type: ignore[no-any-return]
 
 
 def chunk_corpus(
@@ -122,7 +113,7 @@ def chunk_corpus(
             output = split(doc.text)
         except Exception as exc:
             raise ChunkrecallError(
-                f"chunker {chunker.name} raised {describe(exc)} on {doc.id}:\n{user_traceback(exc)}",
+                f"chunker {chunker.name} raised on {doc.id}: {raised(exc)}",
                 where=where,
             ) from None
         try:
@@ -161,9 +152,7 @@ class Suite:
         self._by_text: dict[str, int] = {}
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
-        started = time.perf_counter()
         self._search = _build_search(retriever, chunks, where=where)
-        self.retriever_seconds = time.perf_counter() - started
         self._spaces: dict[Matcher, MatchSpace] = {}
         self._geometry: dict[Callable[[str], int], dict[str, Any]] = {}
 
@@ -234,7 +223,7 @@ def _build_search(
     except Exception as exc:
         raise ChunkrecallError(
             f"retriever {retriever.name} failed while building its index over {len(chunks)} "
-            f"chunks: {describe(exc)}\n{user_traceback(exc)}",
+            f"chunks: {raised(exc)}",
             where=where,
         ) from None
     if built is None:

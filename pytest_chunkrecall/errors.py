@@ -44,6 +44,22 @@ def user_traceback(exc: BaseException) -> str:
     return "".join(lines).rstrip()
 
 
+def raised(exc: BaseException) -> str:
+    """``ValueError: message``, followed by the user's own frames where there are any.
+
+    An error raised inside this package (a built-in) shows no frames, which
+    would only repeat the one line.
+    """
+    frames = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if not frame.filename.startswith(_HIDDEN)
+    ]
+    if not frames:
+        return describe(exc)
+    return f"{describe(exc)}:\n{user_traceback(exc)}"
+
+
 def describe(exc: BaseException) -> str:
     """``TypeError: message`` — one line for an exception raised by user code."""
     text = str(exc).strip().splitlines()

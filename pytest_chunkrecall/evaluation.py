@@ -124,10 +124,10 @@ def plan(
     name: str,
     rootdir: Path,
     ini: Settings | None = None,
-    loader: str | None = None,
+    loader: Component | None = None,
     supplied: Supplied | None = None,
     k_override: int | None = None,
-    length: str | None = None,
+    length: Component | None = None,
 ) -> Plan:
     """Combine the gold file's settings with the ini file's and what code supplies.
 
@@ -169,27 +169,17 @@ def plan(
             )
         base = settings.corpus_base or rootdir
         files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
-    loader_component = None
-    if loader:
-        loader_component = Component.of(
-            loader, resolve(loader, what="loader", where="ini option chunkrecall_loader")
-        )
-    length_component = None
-    if length:
-        length_component = Component.of(
-            length, resolve(length, what="length function", where="ini option chunkrecall_length")
-        )
     return Plan(
         gold,
         name,
         files,
         documents,
-        loader_component,
+        loader,
         chunker,
         retriever,
         settings,
         k_override,
-        length_component,
+        length,
     )
 
 

@@ -20,21 +20,13 @@ class Cut:
 
     ``offset`` is where the span is divided: the end of ``left`` (the chunk
     reaching farthest into the span from its start) or, when no chunk covers
-    the span's start, the start of ``right`` (the next chunk). ``overlap`` is
-    what ``left`` and ``right`` share (negative: a gap no chunk covers).
+    the span's start, the start of ``right`` (the next chunk).
     """
 
     doc: str
     offset: int
     left: Chunk | None
     right: Chunk | None
-
-    @property
-    def overlap(self) -> int | None:
-        if self.left is None or self.right is None:
-            return None
-        assert self.left.end is not None and self.right.start is not None
-        return self.left.end - self.right.start
 
 
 class _Placed:
@@ -98,6 +90,18 @@ class ChunkMap:
         return None
 
 
+def shared(text: str, end: int, start: int, length: Callable[[str], int] = len) -> int:
+    """What a chunk ending at ``end`` shares with the next, starting at ``start``, in ``text``.
+
+    Negative: a gap that no chunk holds. A gap of whitespace alone counts as no
+    overlap, since nothing is lost there.
+    """
+    if end >= start:
+        return length(text[start:end])
+    gap = text[end:start]
+    return -length(gap) if gap.strip() else 0
+
+
 def percentile(values: list[int], share: float) -> int:
     """The nearest-rank percentile of ``values`` (``share`` from 0 to 1); 0 when empty."""
     if not values:
@@ -129,11 +133,7 @@ def measure(
         placed = chunk_map.placed(doc.id)
         for before, after in itertools.pairwise(placed):
             assert before.end is not None and after.start is not None
-            if before.end >= after.start:
-                overlaps.append(length(doc.text[after.start : before.end]))
-            else:
-                gap = doc.text[before.end : after.start]
-                overlaps.append(-length(gap) if gap.strip() else 0)
+            overlaps.append(shared(doc.text, before.end, after.start, length))
     placed_count = sum(1 for chunk in chunks if chunk.placed)
     return {
         "chunks": len(chunks),

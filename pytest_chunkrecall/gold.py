@@ -166,6 +166,10 @@ def _compose(text: str, name: str) -> yaml.Node | None:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
         problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        began = exc.context_mark
+        if began is not None and mark is not None and began.line != mark.line:
+            # an unclosed quote or bracket is found where the file ends: say where it began
+            problem += f" (what is not closed began on line {began.line + 1})"
         raise GoldError(f"invalid YAML: {problem}", where=f"{name}:{line}") from None
     except yaml.YAMLError as exc:
         raise GoldError(f"invalid YAML: {exc}", where=name) from None

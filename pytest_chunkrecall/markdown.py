@@ -43,11 +43,11 @@ def render(
     if comparison is not None:
         lines += _changes(
             "Regressions",
-            [(r, f"{_entry(e)} → **{r.verdict}**") for r, e in comparison.regressions],
+            [(r, f"{e} → **{r.verdict}**") for r, e in comparison.regressions],
         )
         lines += _changes(
             "Improvements",
-            [(r, f"{_entry(e)} → hit at rank {r.rank}") for r, e in comparison.improvements],
+            [(r, f"{e} → {r}") for r, e in comparison.improvements],
         )
         lines += _changes("New cases", [(r, r.verdict) for r in comparison.new])
         if comparison.removed:
@@ -89,10 +89,6 @@ def _changes(title: str, rows: list[tuple[CaseResult, str]]) -> list[str]:
     for result, change in rows:
         lines.append(f"- `{result.gold_file}::{result.id}`: {change} — {_cell(result.question)}")
     return [*lines, ""]
-
-
-def _entry(entry: Any) -> str:
-    return f"hit at rank {entry.rank}" if entry.hit else entry.verdict
 
 
 def _cell(text: str) -> str:

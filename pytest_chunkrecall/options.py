@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import numbers
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,7 +14,9 @@ import yaml
 
 from . import baseline, sweep
 from .baseline import Baseline
-from .errors import ChunkrecallError
+from .engine import Component
+from .errors import ChunkrecallError, raised
+from .resolve import resolve
 from .settings import SETTING_KEYS, Settings, check_setting
 
 
@@ -35,8 +38,8 @@ class Options:
     """Everything the command line and the ini file say, validated."""
 
     ini: Settings = field(default_factory=Settings)
-    loader: str | None = None
-    length: str | None = None
+    loader: Component | None = None
+    length: Component | None = None
     k_override: int | None = None
     sweep_spec: str | None = None
     sweep: list[dict[str, Any]] | None = None
@@ -61,16 +64,72 @@ def read(config: pytest.Config) -> Options:
         raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
     return Options(
         ini=_ini_settings(config),
-        loader=_ini_value(config, "loader") or None,
-        length=_ini_value(config, "length") or None,
+        loader=_function(config, "loader", what="loader"),
+        length=_length(config),
         k_override=k,
         sweep_spec=spec,
         sweep=settings,
         gold_files=_gold_files(config),
         baseline=_baseline_setup(config),
-        report=config.getoption("chunkrecall_report"),
-        markdown=config.getoption("chunkrecall_markdown"),
+        report=_output(config, "--chunkrecall-report"),
+        markdown=_output(config, "--chunkrecall-markdown"),
     )
+
+
+def _function(config: pytest.Config, key: str, *, what: str) -> Component | None:
+    """The function an ini option names as ``module:attr``, imported once for the whole run."""
+    reference = _ini_value(config, key)
+    if not reference:
+        return None
+    try:
+        return Component.of(reference, resolve(reference, what=what, where=None))
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(f"ini option chunkrecall_{key}: {exc}") from None
+
+
+def _length(config: pytest.Config) -> Component | None:
+    """The user's length function, checked on a probe text and guarded for every later call."""
+    found = _function(config, "length", what="length function")
+    if found is None:
+        return None
+    user, name = found.obj, found.name
+
+    def length(text: str) -> int:
+        try:
+            value = user(text)
+        except Exception as exc:
+            raise ChunkrecallError(
+                f"length function {name} raised {raised(exc)}",
+                where="ini option chunkrecall_length",
+            ) from None
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            raise ChunkrecallError(
+                f"length function {name} returned {value!r}; it must return a whole number",
+                where="ini option chunkrecall_length",
+            )
+        return int(value)
+
+    try:
+        length("A probe of two sentences. The second one.")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return Component.of(name, length)
+
+
+def _output(config: pytest.Config, option: str) -> str | None:
+    """A file the run will write: refused now if it cannot be, rather than lost at the end."""
+    value = config.getoption(option.lstrip("-").replace("-", "_"))
+    if not value:
+        return None
+    path = config.invocation_params.dir / value
+    if path.is_dir():
+        raise pytest.UsageError(f"{option} {value}: that is a folder; give a file name")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a folder")
+            break
+    return str(value)
 
 
 def _baseline_setup(config: pytest.Config) -> BaselineSetup:

@@ -108,6 +108,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if config.option.help or config.option.markers:
+        return  # no run: a bad option must not hide the help it asks for
     config.stash[OPTIONS] = options.read(config)
     config.stash[ENGINE] = Engine(config.rootpath)
     config.stash[PLANS] = {}

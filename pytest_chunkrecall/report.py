@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .baseline import Comparison, Entry
+from .baseline import Comparison
 from .results import CaseResult, ChunkView, Totals
 from .spans import finding
 
@@ -29,8 +29,7 @@ def explain(result: CaseResult) -> str:
     for needle in result.needles:
         lines.append(f"  needle:   {needle!r}")
     if result.span is not None:
-        length = f" ({result.span_length} chars)" if result.span_length is not None else ""
-        lines.append(f"  span:     {result.span!r}{length}")
+        lines.append(f"  span:     {result.span!r} ({result.span_length} {result.unit})")
     if result.verdict == "absent":
         lines += _absent(result)
     if result.cut is not None:
@@ -224,7 +223,7 @@ def _recommendation(analysis: Mapping[str, Any], unit: str) -> list[str]:
         longest = analysis["length_p90" if name == "p90" else "length_max"]
         if overlap is None:
             parts.append(
-                f"{label}: no overlap can (length {longest} >= chunk size {analysis['size']})"
+                f"{label}: no overlap can (length {longest}, median chunk {analysis['size']})"
             )
         elif overlap <= analysis["overlap"]:
             parts.append(
@@ -291,15 +290,11 @@ def comparison_lines(name: str, comparison: Comparison, *, updating: bool) -> li
     )
     lines = [f"chunkrecall baseline {name}{' (before this update)' if updating else ''}: {counts}"]
     for result, entry in comparison.regressions:
-        lines.append(
-            f"  regression {result.gold_file}::{result.id}: {_was(entry)} -> {_now(result)}"
-        )
+        lines.append(f"  regression {result.gold_file}::{result.id}: {entry} -> {result}")
     for result, entry in comparison.improvements:
-        lines.append(
-            f"  improvement {result.gold_file}::{result.id}: {_was(entry)} -> {_now(result)}"
-        )
+        lines.append(f"  improvement {result.gold_file}::{result.id}: {entry} -> {result}")
     for result in comparison.new:
-        lines.append(f"  new {result.gold_file}::{result.id}: {_now(result)}")
+        lines.append(f"  new {result.gold_file}::{result.id}: {result}")
     for nodeid in comparison.removed:
         lines.append(f"  removed {nodeid}")
     return lines
@@ -322,11 +317,3 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
         "hits": comparison.current_hits,
         "drop_points": round(comparison.drop_points, 4),
     }
-
-
-def _was(entry: Entry) -> str:
-    return f"hit at rank {entry.rank}" if entry.hit else entry.verdict
-
-
-def _now(result: CaseResult) -> str:
-    return f"hit at rank {result.rank}" if result.hit else result.verdict

@@ -102,6 +102,9 @@ class CaseResult:
     def hit(self) -> bool:
         return self.verdict == "hit"
 
+    def __str__(self) -> str:
+        return outcome_text(self.verdict, self.rank)
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -154,6 +157,11 @@ class Totals:
             "split_spans": self.split_spans,
             "verdicts": dict(self.verdicts),
         }
+
+
+def outcome_text(verdict: str, rank: int | None) -> str:
+    """``hit at rank 2``, or the verdict of a miss."""
+    return f"hit at rank {rank}" if verdict == "hit" else verdict
 
 
 def preview(text: str, width: int = PREVIEW) -> str:

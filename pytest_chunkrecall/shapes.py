@@ -10,7 +10,7 @@ from typing import Any
 
 from . import adapters
 from .chunks import Chunk
-from .errors import ChunkrecallError, describe, user_traceback
+from .errors import ChunkrecallError, describe, raised, user_traceback
 from .settings import did_you_mean
 
 ChunkFunction = Callable[[str], Any]
@@ -124,7 +124,13 @@ def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
         )
     result = []
     for number, item in enumerate(output):
-        text, start = _chunk_text(item)
+        try:
+            text, start = _chunk_text(item)
+        except Exception as exc:  # a property of the user's chunk object that raised
+            raise ChunkrecallError(
+                f"chunker {name}: reading chunk {number} of {doc} raised {describe(exc)}:\n"
+                f"{user_traceback(exc)}"
+            ) from None
         if text is None:
             keys = (
                 f" without a 'text' key (its keys: {', '.join(map(str, item))})"
@@ -173,7 +179,15 @@ def retrieved(
     for rank, result in enumerate(results, start=1):
         if rank > k:
             break
-        found.append(_one_result(result, rank, chunks=chunks, by_text=by_text, name=name))
+        try:
+            found.append(_one_result(result, rank, chunks=chunks, by_text=by_text, name=name))
+        except ChunkrecallError:
+            raise
+        except Exception as exc:  # a property of the user's result object that raised
+            raise ChunkrecallError(
+                f"retriever {name}: reading its result at rank {rank} raised {describe(exc)}:\n"
+                f"{user_traceback(exc)}"
+            ) from None
     return found
 
 
@@ -204,12 +218,17 @@ def _one_result(
             index = metadata.get("chunkrecall_index")
         text = _text_of(item)
     if index is not None:
-        if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < len(chunks):
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise ChunkrecallError(
+                f"retriever {name} returned index {index!r} at rank {rank}; an index must be a "
+                "whole number"
+            )
+        if not 0 <= int(index) < len(chunks):
             raise ChunkrecallError(
                 f"retriever {name} returned index {index!r} at rank {rank}, but the chunk "
                 f"list has indexes 0 to {len(chunks) - 1}"
             )
-        return Retrieved(rank, chunks[index].text, chunks[index])
+        return Retrieved(rank, chunks[int(index)].text, chunks[int(index)])
     if not isinstance(text, str):
         raise ChunkrecallError(
             f"retriever {name} returned {_shape(result)} at rank {rank}; each result must be "
@@ -273,7 +292,7 @@ def _call(factory: Any, args: Mapping[str, Any], *, name: str, where: str | None
         return factory(**args)
     except Exception as exc:
         raise ChunkrecallError(
-            f"chunker {name}(**{dict(args)}) failed: {describe(exc)}\n{user_traceback(exc)}",
+            f"chunker {name}(**{dict(args)}) failed: {raised(exc)}",
             where=where,
         ) from None
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .geometry import Cut
+from .geometry import shared
 from .gold import Case, SpanRange
 from .matching import Matcher
 from .results import CaseResult, ChunkView, CutView, Held
+from .shapes import Retrieved
 from .space import Location, MatchSpace
 
 if TYPE_CHECKING:
@@ -39,56 +40,33 @@ def judge(
     ]
     needles = [matcher.prepare(n) for n in case.needles]
     ranks = [_first_rank(needle, top_texts, matcher) for needle in needles]
-    hit = all(rank is not None for rank in ranks)
+    span, span_text, missing = _span(case, space)
+    written = {**dict(zip(needles, case.needles, strict=True)), **_written_span(case, matcher)}
 
-    span, span_text, missing = _span(case, needles, space)
-    # Each pattern that must be whole: the span (or, without one, every needle)
-    # and every needle the top k did not return.
+    # What must be whole: the span (or, without one, every needle), and every
+    # needle the top k did not return.
     patterns = ([span] if span is not None else []) + [
         n for n, rank in zip(needles, ranks, strict=True) if rank is None or span is None
     ]
-    locations = {}
-    for pattern in dict.fromkeys(patterns):
-        in_top = next(
-            (r for r, t in zip(top, top_texts, strict=True) if matcher.contains(t, pattern)), None
-        )
-        if in_top is not None and in_top.chunk is not None:
-            locations[pattern] = Location(in_top.chunk, None)
-        else:
-            locations[pattern] = space.locate(pattern)
+    locations = {p: _locate(p, top, top_texts, space) for p in dict.fromkeys(patterns)}
     absent = missing + [p for p, where in locations.items() if not where.present]
     split = [p for p, where in locations.items() if where.present and not where.whole]
-
-    if span is not None:
-        span_patterns = [span]
-    else:  # no span: each needle is its own span, unless a span range was not found
-        span_patterns = [] if case.span is not None else needles
+    span_patterns = [span] if span is not None else ([] if case.span is not None else needles)
     span_split = any(locations[p].present and not locations[p].whole for p in span_patterns)
+    hit = all(rank is not None for rank in ranks)
     # A span that is nowhere in the corpus is a gold-data error even when the
     # needles came back: otherwise a typo would silently drop the span check.
-    if absent:
-        verdict = "absent"
-    elif hit:
-        verdict = "hit"
-    elif split:
-        verdict = "split"
-    else:
-        verdict = "ranked_out"
+    verdict = "absent" if absent else "hit" if hit else "split" if split else "ranked_out"
 
-    held = []
-    if verdict == "ranked_out":
-        if span is not None:
-            held = [Held(span_text or span, ChunkView.of(locations[span].holder))]
-        else:  # each missed needle, as written in the gold file
-            held = [
-                Held(written, ChunkView.of(locations[needle].holder))
-                for written, needle, rank in zip(case.needles, needles, ranks, strict=True)
-                if rank is None
-            ]
-    cut = _cut(suite, locations[split[0]], length) if split and verdict != "absent" else None
-    if cut is None and span_split and span is not None:
-        cut = _cut(suite, locations[span], length)
-    closest = space.closest(absent[0]) if verdict == "absent" and absent else None
+    held = [
+        Held(case.needles[i], ChunkView.of(locations[needle].holder))
+        for i, (needle, rank) in enumerate(zip(needles, ranks, strict=True))
+        if verdict == "ranked_out" and rank is None
+    ]
+    cut_pattern = split[0] if split else span if span_split else None
+    cut = (
+        _cut(suite, locations[cut_pattern], length) if cut_pattern and verdict != "absent" else None
+    )
     return CaseResult(
         gold_file=gold_file,
         id=case.id,
@@ -107,8 +85,8 @@ def judge(
         top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
         held=held,
         cut=cut,
-        closest=closest,
-        missing=absent,
+        closest=space.closest(absent[0]) if verdict == "absent" else None,
+        missing=[written.get(p, p) for p in absent],
     )
 
 
@@ -119,9 +97,17 @@ def _first_rank(needle: str, top_texts: list[str], matcher: Matcher) -> int | No
     return None
 
 
-def _span(
-    case: Case, needles: list[str], space: MatchSpace
-) -> tuple[str | None, str | None, list[str]]:
+def _locate(
+    pattern: str, top: list[Retrieved], top_texts: list[str], space: MatchSpace
+) -> Location:
+    """Where ``pattern`` is: a top-k chunk that holds it, or else wherever the corpus has it."""
+    for retrieved, text in zip(top, top_texts, strict=True):
+        if retrieved.chunk is not None and space.matcher.contains(text, pattern):
+            return Location(retrieved.chunk, None)
+    return space.locate(pattern)
+
+
+def _span(case: Case, space: MatchSpace) -> tuple[str | None, str | None, list[str]]:
     """The span in match space, how to show it, and any part of it missing from the corpus."""
     if case.span is None:
         return None, None, []
@@ -134,6 +120,18 @@ def _span(
             return None, shown, missing or [f"{start} … {end}"]
         return passage, shown, []
     return space.matcher.prepare(case.span), case.span, []
+
+
+def _written_span(case: Case, matcher: Matcher) -> dict[str, str]:
+    """The span's parts in match space, mapped to how the gold file wrote them."""
+    if isinstance(case.span, SpanRange):
+        return {
+            matcher.prepare(case.span.start): case.span.start,
+            matcher.prepare(case.span.end): case.span.end,
+        }
+    if isinstance(case.span, str):
+        return {matcher.prepare(case.span): case.span}
+    return {}
 
 
 def _span_length(case: Case, span: str | None, length: Callable[[str], int]) -> int:
@@ -155,30 +153,20 @@ def _cut(suite: Suite, location: Location, length: Callable[[str], int]) -> CutV
     text = suite.document(occurrence.doc).text
     before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
     after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
+    left, right = cut.left, cut.right
+    overlap = None
+    if left is not None and right is not None and left.end is not None and right.start is not None:
+        overlap = shared(text, left.end, right.start)
     return CutView(
         doc=cut.doc,
         offset=cut.offset,
         before=_one_line(before),
         after=_one_line(after),
-        left=ChunkView.of(cut.left, length=length) if cut.left else None,
-        right=ChunkView.of(cut.right, length=length) if cut.right else None,
-        overlap=_overlap(cut, text),
+        left=ChunkView.of(left, length=length) if left else None,
+        right=ChunkView.of(right, length=length) if right else None,
+        overlap=overlap,
     )
 
 
 def _one_line(text: str) -> str:
     return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
-
-
-def _overlap(cut: Cut, text: str) -> int | None:
-    """What the chunks either side of a cut share; a gap of whitespace alone is no overlap."""
-    overlap = cut.overlap
-    left = cut.left
-    gap = (
-        text[left.end : left.end - overlap]
-        if overlap is not None and overlap < 0 and left and left.end
-        else None
-    )
-    if gap is not None and not gap.strip():
-        return 0
-    return overlap

@@ -214,7 +214,6 @@ def test_the_loader_reads_files_that_are_not_utf8(shop):
     [
         ("loaders:broken", "*loader loaders:broken failed on docs/policies.md:*"),
         ("loaders:bytes_back", "*loader loaders:bytes_back returned bytes for docs/policies.md*"),
-        ("loaders:missing", "*loader 'loaders:missing': 'loaders' has no attribute 'missing'*"),
     ],
 )
 def test_a_failing_loader_is_named(shop, loader, message):
@@ -224,6 +223,19 @@ def test_a_failing_loader_is_named(shop, loader, message):
     result = shop.run()
     result.stdout.fnmatch_lines([message])
     assert_no_internals(result)
+
+
+def test_a_loader_that_is_not_there_stops_the_run_before_any_test(shop):
+    shop.write("loaders.py", LOADER)
+    shop.ini("chunkrecall_loader = loaders:missing")
+    shop.gold("corpus: ../docs/policies.md\n" + BARE)
+    result = shop.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: ini option chunkrecall_loader: loader 'loaders:missing': 'loaders' has no attribute 'missing'*"
+        ]
+    )
 
 
 HOOKS = """

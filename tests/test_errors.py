@@ -183,8 +183,8 @@ BUILD_ERRORS = {
     "chunker raises": (
         {"chunker": "broken:raises"},
         [
-            "chunkrecall: gold/policies.yaml: chunker broken:raises raised ValueError:"
-            " tokenizer model not found on docs/policies.md:",
+            "chunkrecall: gold/policies.yaml: chunker broken:raises raised on docs/policies.md:"
+            " ValueError: tokenizer model not found:",
             '*broken.py", line *, in raises',
             '*broken.py", line *, in helper',
             "ValueError: tokenizer model not found",
@@ -207,7 +207,7 @@ BUILD_ERRORS = {
     "retriever factory raises": (
         {"retriever": "broken:factory_raises", "chunker_args": "{size: 80, overlap: 0}"},
         ["chunkrecall: gold/policies.yaml: retriever broken:factory_raises failed while building"
-         " its index over 7 chunks: ImportError: faiss is not installed"],
+         " its index over 7 chunks: ImportError: faiss is not installed:"],
     ),
     "retriever factory returns None": (
         {"retriever": "broken:factory_returns_none", "chunker_args": "{size: 80, overlap: 0}"},

@@ -317,7 +317,7 @@ def test_absent_span_even_when_the_needle_is_there(windows):
     result, report = windows.report()
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines_random(
-        ["  not in the corpus: 'the refund window is 60 days'", "  not in the corpus: '9 euros'"]
+        ["  not in the corpus: 'The refund window is 60 days'", "  not in the corpus: '9 euros'"]
     )
     assert {c["verdict"] for c in report["cases"]} == {"absent"}
 
