@@ -6,7 +6,16 @@ from .chunks import Chunk
 from .errors import ChunkrecallError
 from .evaluation import evaluate
 from .results import CaseResult, Totals
+from .settings import Settings
 
 __version__ = "0.1.0"
 
-__all__ = ["CaseResult", "Chunk", "ChunkrecallError", "Totals", "__version__", "evaluate"]
+__all__ = [
+    "CaseResult",
+    "Chunk",
+    "ChunkrecallError",
+    "Settings",
+    "Totals",
+    "__version__",
+    "evaluate",
+]

@@ -216,10 +216,4 @@ def evaluate(
     gold = load(gold_path, name=document_id(gold_path, root))
     the_plan = plan(gold, name=document_id(gold_path, root), rootdir=root, ini=settings)
     suite = the_plan.suite(engine or Engine(root))
-    return [
-        suite.evaluate(
-            case, gold_file=the_plan.name, k=the_plan.k(case), matcher=the_plan.matcher(case)
-        )
-        for case in gold.cases
-        if case.skip is None
-    ]
+    return [the_plan.evaluate(suite, case) for case in gold.cases if case.skip is None]

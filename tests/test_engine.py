@@ -132,3 +132,16 @@ def test_closest_text_stays_near_its_chunk_in_text_without_spaces(tmp_path):
     assert result.verdict == "absent"
     assert result.closest is not None
     assert len(result.closest.text) <= 800 + 4 * len("四十五天内可以退款")
+
+
+def test_evaluate_takes_what_an_ini_file_would_set_as_settings(tmp_path, monkeypatch):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "policies.md").write_text(POLICIES)
+    (tmp_path / "gold").mkdir()
+    (tmp_path / "gold" / "policies.yaml").write_text(
+        "cases:\n  - question: restocking fee\n    needle: 15 percent\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = Settings(corpus=("docs/*.md",), chunker_args={"size": 80, "overlap": 24}, k=1)
+    (result,) = evaluate("gold/policies.yaml", settings=settings)
+    assert (result.gold_file, result.verdict, result.rank) == ("gold/policies.yaml", "hit", 1)
