@@ -233,6 +233,13 @@ def _gold_files(config: pytest.Config) -> set[Path] | None:
         return None
     found = set()
     for pattern in patterns:
-        for match in glob.glob(str(config.rootpath / pattern), recursive=True):
-            found.add(Path(match).resolve())
+        matches = glob.glob(str(config.rootpath / pattern), recursive=True)
+        if not matches:
+            config.issue_config_time_warning(
+                pytest.PytestConfigWarning(
+                    f"chunkrecall_gold pattern {pattern!r} matches no file under {config.rootpath}"
+                ),
+                stacklevel=2,
+            )
+        found.update(Path(match).resolve() for match in matches)
     return found

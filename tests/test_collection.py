@@ -175,3 +175,10 @@ def test_junitxml_names_each_case(three_cases):
     xml = (three_cases.path / "junit.xml").read_text()
     assert 'name="restocking"' in xml
     assert xml.count("<failure") == 2
+
+
+def test_a_gold_pattern_that_matches_nothing_is_said(shop):
+    shop.ini("chunkrecall_gold = golden/*.yaml\n")
+    result = shop.run()
+    assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
+    result.stdout.fnmatch_lines(["*chunkrecall_gold pattern 'golden/*.yaml' matches no file under *"])
