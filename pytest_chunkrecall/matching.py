@@ -16,7 +16,12 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 _WHITESPACE = re.compile(r"\s+")
-_COMBINING = "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+# Marks that NFKC composes with the character before them: combining diacritics,
+# kana voicing marks (also half-width), and the vowels and finals of conjoining Hangul.
+_COMBINING = (
+    "\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+    "\u3099\u309a\uff9e\uff9f\u1160-\u11ff\ud7b0-\ud7ff"
+)
 # Whitespace runs, runs of printable ASCII (folded with str.lower), and any
 # other character together with the combining marks that follow it. An ASCII
 # letter that carries marks ("e" + U+0301) belongs with them: NFKC composes

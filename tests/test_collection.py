@@ -181,4 +181,6 @@ def test_a_gold_pattern_that_matches_nothing_is_said(shop):
     shop.ini("chunkrecall_gold = golden/*.yaml\n")
     result = shop.run()
     assert result.ret == pytest.ExitCode.NO_TESTS_COLLECTED
-    result.stdout.fnmatch_lines(["*chunkrecall_gold pattern 'golden/*.yaml' matches no file under *"])
+    result.stdout.fnmatch_lines(
+        ["*chunkrecall_gold pattern 'golden/*.yaml' matches no file under *"]
+    )

@@ -124,12 +124,15 @@ def test_fuzzy_does_not_find_a_long_needle_inside_a_short_chunk():
     assert not m.contains("30 ", "refund window is 30 days")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fold() groups a character only with the combining marks of the Latin, Greek and "
-    "Cyrillic blocks; kana voicing marks (U+3099) and conjoining Hangul jamo compose under "
-    "NFKC too, so NFD Japanese or Korean text folds differently from a needle",
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\u304b\u3099",
+        "\u1100\u1161\u11a8",
+        "\uff83\uff9e\uff70\uff80",
+        "x \u304b\u3099 \u1100\u1161",
+    ],
+    ids=["decomposed kana", "conjoining hangul", "half-width katakana", "mixed"],
 )
-@pytest.mark.parametrize("text", ["\u304b\u3099", "\u1100\u1161\u11a8"])
 def test_fold_composes_kana_and_hangul_as_a_needle_would(text):
     assert fold(text).text == fold_text(text)
