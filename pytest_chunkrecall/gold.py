@@ -20,6 +20,9 @@ CASE_KEYS = (
 )  # fmt: skip
 
 _MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
+# libyaml composes a gold file of thousands of cases several times faster than
+# the pure-Python parser, which otherwise dominates collection.
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 T = TypeVar("T")
 
@@ -161,7 +164,7 @@ class _Where:
 
 def _compose(text: str, name: str) -> yaml.Node | None:
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader)
+        return yaml.compose(text, Loader=_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
