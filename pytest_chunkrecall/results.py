@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
 from .chunks import Chunk
@@ -106,7 +106,8 @@ class CaseResult:
         return outcome_text(self.verdict, self.rank)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its deep copies)."""
+        return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
@@ -162,6 +163,18 @@ class Totals:
 def outcome_text(verdict: str, rank: int | None) -> str:
     """``hit at rank 2``, or the verdict of a miss."""
     return f"hit at rank {rank}" if verdict == "hit" else verdict
+
+
+def _plain(value: Any) -> Any:
+    # Every leaf here is an immutable str, int, float, bool or None: copying
+    # the containers is enough, and several times cheaper than asdict's deepcopy.
+    if isinstance(value, list | tuple):
+        return type(value)(_plain(item) for item in value)
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    if is_dataclass(value):
+        return {key: _plain(item) for key, item in vars(value).items()}
+    return value
 
 
 def preview(text: str, width: int = PREVIEW) -> str:
