@@ -50,6 +50,7 @@ class Recorder:
         self.comparison: Comparison | None = None
         self.gate_failures: list[str] = []
         self.notes: list[str] = []
+        self._results: list[CaseResult] | None = None
 
     # -------------------------------------------------------- gathering
 
@@ -58,13 +59,19 @@ class Recorder:
         if data is None:
             return
         self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
+        self._results = None
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
             self.gold_info.setdefault(data["gold_file"], info)
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""
-        return [CaseResult.from_json(case) for case in self.ordered() if case.get("verdict")]
+        # Read back once: the summary, the gates and the reports all ask for them.
+        if self._results is None:
+            self._results = [
+                CaseResult.from_json(case) for case in self.ordered() if case.get("verdict")
+            ]
+        return self._results
 
     def ordered(self) -> list[dict[str, Any]]:
         return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
