@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from rapidfuzz import fuzz
 
 _WHITESPACE = re.compile(r"\s+")
+_WHITESPACE_RUN = re.compile(r"\s\s+")  # the runs that folding shortens
 # Marks that NFKC composes with the character before them: combining diacritics,
 # kana voicing marks (also half-width), and the vowels and finals of conjoining Hangul.
 _COMBINING = (
@@ -69,19 +70,19 @@ def fold(text: str) -> Folded:
     at, orig, size, orig_size = array("q"), array("q"), array("q"), array("q")
     if text.isascii():
         # NFKC is the identity and casefold is lower() on ASCII: only
-        # whitespace runs change length.
-        for m in _WHITESPACE.finditer(text):
-            if m.end() - m.start() > 1:
-                _segment(
-                    at,
-                    orig,
-                    size,
-                    orig_size,
-                    m.start() - _shift(at, orig, size, orig_size),
-                    m.start(),
-                    1,
-                    m.end() - m.start(),
-                )
+        # whitespace runs change length. (Visiting only those, not every
+        # space between words, makes folding a large corpus several times faster.)
+        for m in _WHITESPACE_RUN.finditer(text):
+            _segment(
+                at,
+                orig,
+                size,
+                orig_size,
+                m.start() - _shift(at, orig, size, orig_size),
+                m.start(),
+                1,
+                m.end() - m.start(),
+            )
         return Folded(_WHITESPACE.sub(" ", text).lower(), at, orig, size, orig_size)
     parts: list[str] = []
     length = 0

@@ -7,8 +7,37 @@ check that the fast code computes exactly what the plain version would.
 from __future__ import annotations
 
 import dataclasses
+import re
 
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from pytest_chunkrecall.matching import fold
 from pytest_chunkrecall.results import CaseResult, ChunkView, Closest, CutView, Held
+
+# ---------------------------------------------------------------- folding
+
+
+def folded_by_hand(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """ASCII folding, character by character: each folded character and its original range."""
+    chars, ranges = [], []
+    for m in re.finditer(r"\s+|\S", text):
+        chars.append(" " if m.group().isspace() else m.group().lower())
+        ranges.append((m.start(), m.end()))
+    return "".join(chars), ranges
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="aB. \n\t\r\x0b\x0c", max_size=60))
+@example("  a \n\n b\t")
+def test_folding_ascii_maps_every_character_back_to_its_original_range(text):
+    folded = fold(text)
+    expected, ranges = folded_by_hand(text)
+    assert folded.text == expected
+    for position, (start, end) in enumerate(ranges):
+        assert folded.original_start(position) == start
+        assert folded.original_end(position + 1) == end
+
 
 # ---------------------------------------------------------------- results as JSON
 
