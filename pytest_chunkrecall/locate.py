@@ -52,35 +52,46 @@ class Locator:
         return sorted(found)
 
     def _candidates(self, pattern: str, tokens: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
-        whole = [
-            t for t in tokens if t.start() > 0 and t.end() < len(pattern)
-        ]  # both edges are non-word characters of the pattern itself
-        if whole:
-            best = min(whole, key=lambda t: len(self._postings.get(t.group(), ())))
-            offset = best.start()
-            for g in self._postings.get(best.group(), ()):
-                yield self._split(g - offset)
-            return
-        first, last = tokens[0], tokens[-1]
-        options = []
-        if last.start() > 0:  # the last word starts a word of the text
-            options.append((self._prefixed(last.group()), last.start(), "prefix"))
-        if first.end() < len(pattern):  # the first word ends a word of the text
-            options.append((self._suffixed(first.group()), first.start(), "suffix"))
-        if not options:  # a single word that may sit inside a longer one
-            word = first.group()
-            for text_word, at in self._containing(word):
+        # Each word of the pattern could anchor the search: a word with a
+        # non-word character of the pattern on both sides is a whole word of
+        # the text; the last word may start a longer word, the first end one.
+        # The anchor with the fewest occurrences wins, so that a pattern with
+        # one rare word costs little even when its other words are everywhere.
+        best: tuple[int, list[str], re.Match[str], bool] | None = None
+        for token in tokens:
+            word = token.group()
+            if token.start() > 0 and token.end() < len(pattern):
+                words, suffix = ([word] if word in self._postings else []), False
+            elif token is tokens[-1] and token.start() > 0:
+                words, suffix = self._prefixed(word), False
+            elif token is tokens[0] and token.end() < len(pattern):
+                words, suffix = self._suffixed(word), True
+            else:
+                continue
+            count = self._count(words, limit=best[0] if best else None)
+            if best is None or count < best[0]:
+                best = (count, words, token, suffix)
+        if best is None:  # a single word that may sit inside a longer one
+            token = tokens[0]
+            for text_word, at in self._containing(token.group()):
                 for g in self._postings[text_word]:
-                    yield self._split(g + at - first.start())
+                    yield self._split(g + at - token.start())
             return
-        words, offset, kind = min(options, key=lambda o: sum(len(self._postings[w]) for w in o[0]))
+        _, words, token, suffix = best
         for text_word in words:
+            # where the token starts in the text, less its offset in the pattern
+            shift = len(text_word) - len(token.group()) if suffix else 0
             for g in self._postings[text_word]:
-                if kind == "prefix":
-                    yield self._split(g - offset)
-                else:
-                    token_len = len(first.group())
-                    yield self._split(g + len(text_word) - token_len - offset)
+                yield self._split(g + shift - token.start())
+
+    def _count(self, words: list[str], *, limit: int | None) -> int:
+        """How many occurrences ``words`` have together, counted no further than ``limit``."""
+        total = 0
+        for word in words:
+            total += len(self._postings[word])
+            if limit is not None and total >= limit:
+                break
+        return total
 
     def _split(self, g: int) -> tuple[int, int]:
         text_no = bisect_right(self._bases, g) - 1

@@ -12,8 +12,52 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from pytest_chunkrecall.locate import Locator
 from pytest_chunkrecall.matching import fold
 from pytest_chunkrecall.results import CaseResult, ChunkView, Closest, CutView, Held
+
+# ---------------------------------------------------------------- locating
+
+# A rare word, a word that is everywhere, words that are prefixes and suffixes
+# of each other, and separators: patterns whose cheapest anchor is any of their words.
+WORDS = st.sampled_from(["of", "the", "a", "ab", "ba", "quxa", "qux", "xa"])
+SEPARATORS = st.sampled_from([" ", " ", ", ", "-", "\n"])
+
+
+@st.composite
+def texts_and_pattern(draw: st.DrawFn) -> tuple[list[str], str]:
+    def text() -> str:
+        parts = draw(st.lists(st.tuples(WORDS, SEPARATORS), max_size=30))
+        return "".join(word + separator for word, separator in parts)
+
+    texts = [text() for _ in range(draw(st.integers(1, 3)))]
+    joined = [t for t in texts if t]
+    if joined and draw(st.booleans()):
+        source = draw(st.sampled_from(joined))
+        start = draw(st.integers(0, len(source) - 1))
+        end = draw(st.integers(start + 1, min(len(source), start + 20)))
+        return texts, source[start:end]  # any slice: mid-word at either end
+    return texts, text() or "of"
+
+
+def scan(texts: list[str], pattern: str) -> list[tuple[int, int]]:
+    return [
+        (number, at)
+        for number, text in enumerate(texts)
+        for at in range(len(text) - len(pattern) + 1)
+        if text.startswith(pattern, at)
+    ]
+
+
+@settings(max_examples=400, deadline=None)
+@given(texts_and_pattern())
+@example((["the weight of quxa is 5 ab. the depth of qux is 7."], "weight of quxa"))
+@example((["of of of quxa of"], "f of quxa o"))
+@example((["aba ab, ba ab"], "ab, b"))
+def test_find_through_the_rarest_anchor_equals_a_literal_scan(case):
+    texts, pattern = case
+    assert Locator(texts).find(pattern) == scan(texts, pattern)
+
 
 # ---------------------------------------------------------------- folding
 
