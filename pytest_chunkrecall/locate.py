@@ -23,6 +23,9 @@ class Locator:
         self.texts = texts
         self._bases = array("q")
         self._postings: dict[str, array[int]] = {}
+        # An occurrence per word of the corpus: 4 bytes each, rather than 8,
+        # wherever offsets fit (a corpus under 2 G characters).
+        typecode = "i" if sum(len(text) + 1 for text in texts) < 2**31 else "q"
         base = 0
         for text in texts:
             self._bases.append(base)
@@ -31,7 +34,7 @@ class Locator:
                 word = m.group()
                 found = postings.get(word)
                 if found is None:
-                    found = postings[word] = array("q")
+                    found = postings[word] = array(typecode)
                 found.append(base + m.start())
             base += len(text) + 1
         self._sorted: list[str] | None = None
