@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -14,6 +15,9 @@ from .geometry import ChunkMap
 from .locate import Locator
 from .matching import Folded, Matcher, fold
 from .results import Closest
+
+# How many chunk texts each match space keeps prepared (folded) at a time.
+_PREPARED_CHUNKS = 4096
 
 
 @dataclass(frozen=True)
@@ -58,16 +62,16 @@ class MatchSpace:
         self._folds: list[Folded] | None = None
         self._texts: list[str] | None = None
         self._locator: Locator | None = None
-        self._prepared: dict[int, str] = {}
+        # The chunks of recent results in match space: enough for the top k of
+        # the questions that retrieve the same chunks, without keeping a folded
+        # copy of every chunk ever retrieved (a second corpus, in a large suite).
+        self._prepare = functools.lru_cache(maxsize=_PREPARED_CHUNKS)(matcher.prepare)
         self._all_prepared: list[str] | None = None
         self._by_id: dict[str, Document] | None = None
 
     def prepared(self, chunk: Chunk) -> str:
         """The chunk's text in match space."""
-        found = self._prepared.get(chunk.index)
-        if found is None:
-            found = self._prepared[chunk.index] = self.matcher.prepare(chunk.text)
-        return found
+        return self._prepare(chunk.text)
 
     def locate(self, pattern: str) -> Location:
         """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent."""
@@ -200,7 +204,7 @@ class MatchSpace:
 
     def _every_prepared(self) -> list[str]:
         if self._all_prepared is None:
-            self._all_prepared = [self.prepared(chunk) for chunk in self.chunks]
+            self._all_prepared = [self.matcher.prepare(chunk.text) for chunk in self.chunks]
         return self._all_prepared
 
     def _locate_fuzzy(self, pattern: str) -> Location:
