@@ -156,6 +156,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     case = item.case
     if item.result is not None:
         test_report.chunkrecall = item.result.to_json()  # type: ignore[attr-defined]
+        item.result = None  # the report carries it now; items live as long as the session
     else:  # skipped, or its configuration failed: in the report, but with no verdict
         test_report.chunkrecall = {  # type: ignore[attr-defined]
             "gold_file": item.plan.name,
