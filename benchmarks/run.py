@@ -1,0 +1,408 @@
+"""What pytest-chunkrecall itself costs, measured side by side in one run, printed as a table.
+
+    python benchmarks/run.py            # the full run (a few minutes)
+    python benchmarks/run.py --quick    # smaller sizes, fewer repeats: does it all still work?
+
+Every corpus and gold file is generated here, deterministically, into a
+temporary folder; only the real-data row reads ``../shared/data/chunking_evaluation``
+(next to the repository), and is skipped without it. Every pytest run is a fresh
+process with plugin autoloading off, so that only pytest, this plugin and (for
+``-n 2``) xdist are loaded: other plugins installed beside it would add the same
+start-up time to both sides of a ratio. Times are wall-clock medians; ratios are
+taken between runs made alternately in this one invocation, so that the
+machine's noise falls on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the geometry row calls the core of this checkout in-process
+
+import chunking_evaluation  # noqa: E402
+import synthetic  # noqa: E402
+
+from pytest_chunkrecall.chunkers import fixed_size  # noqa: E402
+from pytest_chunkrecall.corpus import Document  # noqa: E402
+from pytest_chunkrecall.engine import Component, Engine  # noqa: E402
+from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
+from pytest_chunkrecall.matching import Matcher  # noqa: E402
+from pytest_chunkrecall.spans import SpanFact, analyse  # noqa: E402
+
+PLUGIN = ("-p", "pytest_chunkrecall.plugin")
+XDIST = ("-p", "xdist.plugin")
+MB = 1_000_000
+# pytest, reporting its own peak RSS as it exits. The high-water mark of the
+# process's own memory (VmHWM): ru_maxrss would count the pages of this process
+# that the child shared between fork and exec.
+PYTEST = """
+import atexit, sys, pytest
+def peak():
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                print(f"\\nchunkrecall-bench-peak-kib {line.split()[1]}")
+if sys.platform == "linux":
+    atexit.register(peak)
+sys.argv[0] = "pytest"
+sys.exit(pytest.console_main())
+"""
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """How big each measure is (``--quick`` shrinks them all)."""
+
+    overhead_cases: int = 5000
+    overhead_corpus: int = 2 * MB
+    repeats: int = 5
+    big_corpus: int = 20 * MB
+    spans: tuple[int, int] = (1000, 10_000)
+    build_files: int = 10
+    xdist_cases: int = 2000
+    xdist_repeats: int = 3
+
+
+QUICK = Sizes(
+    overhead_cases=1000, overhead_corpus=MB // 2, repeats=3, big_corpus=2 * MB,
+    spans=(100, 1000), build_files=4, xdist_cases=500, xdist_repeats=2,
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Run:
+    """One finished pytest process."""
+
+    seconds: float
+    cpu_seconds: float
+    peak_mb: float
+    output: str
+
+
+@dataclass(frozen=True)
+class Row:
+    """One line of the table; ``met`` says whether the target holds (``None``: no target)."""
+
+    measure: str
+    setting: str
+    result: str
+    target: str = ""
+    met: bool | None = None
+
+
+def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> Run:
+    """Run pytest in ``project`` in a fresh process: its wall time and its peak RSS."""
+    command = [sys.executable, "-c", PYTEST, "-q", "-p", "no:cacheprovider", *args]
+    environment = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
+        "PYTEST_ADDOPTS": "",
+        **(env or {}),
+    }
+    with tempfile.TemporaryFile() as output:
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            command, cwd=project, env=environment, stdout=output, stderr=subprocess.STDOUT
+        )
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        output.seek(0)
+        text = output.read().decode("utf-8", "replace")
+    code = process.returncode
+    if code not in (0, 1) or " passed" not in text:
+        raise SystemExit(f"$ {' '.join(command)}  (in {project}) exited {code}:\n{text[-3000:]}")
+    peak = re.search(r"^chunkrecall-bench-peak-kib (\d+)$", text, re.M)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(seconds, cpu, int(peak.group(1)) * 1024 / MB if peak else float("nan"), text)
+
+
+def alternate(
+    repeats: int, first: Callable[[], Run], second: Callable[[], Run]
+) -> tuple[list[Run], list[Run]]:
+    """Run ``first`` and ``second`` in turn, ``repeats`` times each, so drift falls on both."""
+    a, b = [], []
+    for _ in range(repeats):
+        a.append(first())
+        b.append(second())
+    return a, b
+
+
+def median(runs: Sequence[Run]) -> float:
+    return statistics.median(run.seconds for run in runs)
+
+
+def median_cpu(runs: Sequence[Run]) -> float:
+    return statistics.median(run.cpu_seconds for run in runs)
+
+
+# ------------------------------------------------------------------ the measures
+
+
+def overhead(work: Path, sizes: Sizes) -> Row:
+    """The plugin against a hand-written parametrized test: same chunker, retriever and check."""
+    project = synthetic.write_project(
+        work / "overhead", cases=sizes.overhead_cases, corpus_chars=sizes.overhead_corpus,
+        documents_count=20, retriever="keywords:index",
+    )  # fmt: skip
+    plugin, by_hand = alternate(
+        sizes.repeats,
+        lambda: pytest_run(project.root, *PLUGIN, "gold"),
+        lambda: pytest_run(project.root, "test_handwritten.py"),
+    )
+    ratio = median(plugin) / median(by_hand)
+    cpu = median_cpu(plugin) / median_cpu(by_hand)
+    return Row(
+        "overhead",
+        f"{sizes.overhead_cases:,} cases, {project.corpus_chars / MB:.1f} MB corpus, "
+        f"median of {sizes.repeats}",
+        f"plugin {median(plugin):.2f} s / by hand {median(by_hand):.2f} s = **{ratio:.2f}x** "
+        f"(CPU time {cpu:.2f}x)",
+        "<= 1.25x",
+        ratio <= 1.25,
+    )
+
+
+def build_once(work: Path, sizes: Sizes) -> Row:
+    """How often the chunker and the retriever factory run for gold files sharing one setup."""
+    project = synthetic.write_project(
+        work / "build", cases=sizes.build_files * 20, corpus_chars=MB // 2, documents_count=10,
+        chunker="keywords:counted_chunker", retriever="keywords:counted_index",
+        gold_files=sizes.build_files,
+    )  # fmt: skip
+    counts, once = [], True
+    for workers in ("0", "2"):
+        calls = work / f"calls-{workers}"
+        pytest_run(
+            project.root, *PLUGIN, *XDIST, "-n", workers, "gold",
+            env={"CHUNKRECALL_BENCH_CALLS": str(calls)},
+        )  # fmt: skip
+        found = [json.loads(p.read_text()) for p in work.glob(f"calls-{workers}.*")]
+        processes = [c for c in found if c["chunker"] or c["retriever"]]  # not xdist's controller
+        chunkings = sum(c["chunker"] for c in processes) / project.documents
+        factories = sum(c["retriever"] for c in processes)
+        once = once and chunkings == factories == len(processes)
+        counts.append(
+            f"`-n {workers}`: corpus chunked {chunkings:g}x, factory called {factories}x, "
+            f"in {len(processes)} process{'es' if len(processes) > 1 else ''}"
+        )
+    return Row(
+        "build once",
+        f"{sizes.build_files} gold files sharing one configuration, {project.documents} documents",
+        "; ".join(counts),
+        "once per configuration per process",
+        once,
+    )
+
+
+SLEEPING_TESTS = """
+import time
+import pytest
+
+@pytest.mark.parametrize("number", range({cases}))
+def test_sleep(number):
+    time.sleep(0.002)
+"""
+
+
+def xdist(work: Path, sizes: Sizes) -> Row:
+    """A slow retriever (2 ms a query): serial against two workers, beside pytest alone."""
+    project = synthetic.write_project(
+        work / "xdist", cases=sizes.xdist_cases, corpus_chars=MB // 2, documents_count=10,
+        retriever="keywords:index", retriever_args={"sleep": 0.002},
+    )  # fmt: skip
+    sleeping = project.root / "test_sleep.py"
+    sleeping.write_text(SLEEPING_TESTS.format(cases=sizes.xdist_cases), encoding="utf-8")
+    runs: dict[str, list[Run]] = {}
+    for _ in range(sizes.xdist_repeats):
+        for what, target in (("plugin", "gold"), ("pytest", sleeping.name)):
+            for workers in ("0", "2"):
+                run = pytest_run(project.root, *PLUGIN, *XDIST, "-n", workers, target)
+                runs.setdefault(f"{what} -n {workers}", []).append(run)
+    speedup = median(runs["plugin -n 0"]) / median(runs["plugin -n 2"])
+    ceiling = median(runs["pytest -n 0"]) / median(runs["pytest -n 2"])
+    return Row(
+        "xdist",
+        f"{sizes.xdist_cases:,} cases, retriever sleeps 2 ms a query, "
+        f"median of {sizes.xdist_repeats}",
+        f"`-n 0` {median(runs['plugin -n 0']):.2f} s / `-n 2` {median(runs['plugin -n 2']):.2f} s "
+        f"= **{speedup:.2f}x**; pytest alone, {sizes.xdist_cases:,} tests that sleep 2 ms: "
+        f"{ceiling:.2f}x",
+        ">= 1.7x",
+        speedup >= 1.7,
+    )
+
+
+def geometry(project: synthetic.Project, sizes: Sizes) -> Row:
+    """Span analysis over the big corpus: every span located, whole or cut, then summarised."""
+    documents = tuple(
+        Document(path.name, path.read_text(encoding="utf-8"))
+        for path in sorted((project.root / "docs").glob("*.md"))
+    )
+    suite = Engine().suite(
+        documents,
+        Component.of("fixed_size", fixed_size, {"size": 800, "overlap": 200}),
+        Component.of("nothing", lambda chunks: lambda question, k: []),  # every span is located
+    )
+    matcher = Matcher("normalized")
+    started = time.perf_counter()
+    suite.space(matcher).occurrences(matcher.prepare(project.facts[0].needle))
+    index = time.perf_counter() - started
+    times = []
+    for count in sizes.spans:
+        cases = [
+            Case(f.id, f.question, (f.needle,), SpanRange(f.start, f.needle))
+            for f in project.facts[:count]
+        ]
+        started = time.perf_counter()
+        results = [suite.evaluate(c, gold_file="g", k=5, matcher=matcher) for c in cases]
+        analyse([SpanFact(r.id, r.span_length, r.span_split) for r in results], suite.geometry())
+        times.append(time.perf_counter() - started)
+    (small, large), ratio = sizes.spans, times[1] / times[0]
+    return Row(
+        "geometry scaling",
+        f"{project.corpus_chars / MB:.1f} MB corpus, {len(suite.chunks):,} chunks, "
+        f"{small:,} vs {large:,} spans, each located",
+        f"index {index:.2f} s once; {small:,} spans {times[0]:.2f} s, {large:,} spans "
+        f"{times[1]:.2f} s = **{ratio:.1f}x**",
+        f"~{large // small}x (linear), in seconds",
+        ratio <= 1.2 * large / small and index + times[1] < 60,
+    )
+
+
+def memory(work: Path, project: synthetic.Project) -> Row:
+    """Peak RSS of a whole run over the big corpus, against a tiny run and the same run by hand."""
+    tiny = synthetic.write_project(
+        work / "tiny", cases=1, corpus_chars=2000, documents_count=1, retriever="keywords:index"
+    )
+    floor = pytest_run(tiny.root, *PLUGIN, "gold")
+    plugin = pytest_run(project.root, *PLUGIN, "gold")
+    by_hand = pytest_run(project.root, "test_handwritten.py")
+    ratio = (plugin.peak_mb - floor.peak_mb) * MB / project.corpus_chars
+    own = (plugin.peak_mb - by_hand.peak_mb) * MB / project.corpus_chars
+    return Row(
+        "memory",
+        f"{project.corpus_chars / MB:.1f} MB corpus, {len(project.facts):,} cases with spans, "
+        f"run in {plugin.seconds:.1f} s",
+        f"peak {plugin.peak_mb:.0f} MB = interpreter {floor.peak_mb:.0f} MB + **{ratio:.1f}x** "
+        f"the corpus; by hand {by_hand.peak_mb:.0f} MB (plugin's own: {own:.1f}x the corpus)",
+        "< 5x the corpus + interpreter",
+        ratio < 5,
+    )
+
+
+def real_data(work: Path, quick: bool) -> list[Row]:
+    """The built-ins on every corpus of Chroma's chunking-evaluation data, time per case."""
+    data = chunking_evaluation.DATA
+    if not (data / "questions_df.csv").is_file():
+        return [Row("real data", f"no data at {data}", "skipped")]
+    corpora = sorted(p.stem for p in (data / "corpora").glob("*.md"))
+    chunkers = {"fixed_size": chunking_evaluation.CHUNKERS["fixed_size"]}
+    groups = [tuple(corpora)] if quick else [(c,) for c in corpora]
+    rows = []
+    for group in groups:
+        project = work / "real" / "-".join(group)
+        project.mkdir(parents=True)
+        chunking_evaluation.write_project(data, project, group, chunkers, 5)
+        report = project / "report.json"
+        run = pytest_run(project, *PLUGIN, "--chunkrecall-report", str(report), "gold")
+        totals = json.loads(report.read_text(encoding="utf-8"))["totals"]
+        chars = sum((data / "corpora" / f"{c}.md").stat().st_size for c in group)
+        rows.append(Row(
+            "real data",
+            f"{', '.join(group)} ({chars / 1000:.0f} kB), fixed_size 800/200 + bm25, k 5",
+            f"{totals['cases']} cases, hit-rate {totals['hit_rate']:.1%}, {run.seconds:.1f} s "
+            f"= **{run.seconds / totals['cases'] * 1000:.1f} ms** a case",
+        ))  # fmt: skip
+    return rows
+
+
+# ------------------------------------------------------------------ the table
+
+
+def machine() -> str:
+    cpu = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    return (
+        f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}{load}), "
+        f"Python {platform.python_version()}"
+    )
+
+
+def table(rows: list[Row]) -> str:
+    met = {True: "yes", False: "**no**", None: ""}
+    lines = ["| measure | setting | result | target | met |", "|---|---|---|---|---|"]
+    lines += [
+        f"| {r.measure} | {r.setting} | {r.result} | {r.target} | {met[r.met]} |" for r in rows
+    ]
+    return "\n".join(lines)
+
+
+MEASURES = ("overhead", "build", "xdist", "geometry", "memory", "real")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer repeats")
+    parser.add_argument(
+        "--only", action="append", choices=MEASURES, help="run only this measure (repeatable)"
+    )
+    options = parser.parse_args(argv)
+    sizes = QUICK if options.quick else Sizes()
+    wanted = set(options.only or MEASURES)
+    print(f"chunkrecall benchmarks{' (quick)' if options.quick else ''} on {machine()}", flush=True)
+    rows: list[Row] = []
+    with tempfile.TemporaryDirectory(prefix="chunkrecall-bench-") as folder:
+        work = Path(folder)
+
+        @functools.cache
+        def big() -> synthetic.Project:  # the corpus the geometry and memory rows share
+            return synthetic.write_project(
+                work / "big", cases=sizes.spans[1], corpus_chars=sizes.big_corpus,
+                documents_count=200, retriever="keywords:index", match="normalized", spans=True,
+            )  # fmt: skip
+
+        steps: dict[str, Callable[[], list[Row]]] = {
+            "overhead": lambda: [overhead(work, sizes)],
+            "build": lambda: [build_once(work, sizes)],
+            "xdist": lambda: [xdist(work, sizes)],
+            "geometry": lambda: [geometry(big(), sizes)],
+            "memory": lambda: [memory(work, big())],
+            "real": lambda: real_data(work, options.quick),
+        }
+        for name in MEASURES:
+            if name in wanted:
+                started = time.perf_counter()
+                rows += steps[name]()
+                print(f"  {name}: done in {time.perf_counter() - started:.0f} s", flush=True)
+    print()
+    print(table(rows))
+    if hasattr(os, "getloadavg"):
+        print(f"\n(load average at the end: {os.getloadavg()[0]:.1f})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
