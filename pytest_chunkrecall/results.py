@@ -168,16 +168,28 @@ def outcome_text(verdict: str, rank: int | None) -> str:
 def _plain(value: Any) -> Any:
     # Every leaf here is an immutable str, int, float, bool or None: copying
     # the containers is enough, and several times cheaper than asdict's deepcopy.
-    if isinstance(value, list | tuple):
-        return type(value)(_plain(item) for item in value)
+    # Leaves are the common case, so they are recognised first.
+    if isinstance(value, _LEAVES):
+        return value
+    if isinstance(value, list):
+        return [_plain(item) for item in value]
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
+    if isinstance(value, tuple):
+        return tuple(_plain(item) for item in value)
     if is_dataclass(value):
         return {key: _plain(item) for key, item in vars(value).items()}
     return value
 
 
+_LEAVES = (str, int, float, type(None))
+
+
 def preview(text: str, width: int = PREVIEW) -> str:
     """``text`` on one line, trimmed to ``width`` characters with an ellipsis."""
-    flat = " ".join(text.split())
+    # Flattening the start of a long chunk gives the same line as flattening
+    # all of it, unless the start is mostly whitespace.
+    flat = " ".join(text[: 4 * width].split())
+    if len(flat) <= width:
+        flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from pytest_chunkrecall.locate import Locator
 from pytest_chunkrecall.matching import fold
-from pytest_chunkrecall.results import CaseResult, ChunkView, Closest, CutView, Held
+from pytest_chunkrecall.results import CaseResult, ChunkView, Closest, CutView, Held, preview
 
 # ---------------------------------------------------------------- locating
 
@@ -105,3 +105,13 @@ def test_a_result_as_json_is_what_asdict_gives():
     as_json["needles"].append("changed")
     as_json["top"][0]["preview"] = "changed"
     assert result.needles == ["30 days"] and result.top[0].preview == "The refund w…"
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="ab \n\t", max_size=400), st.integers(1, 80))
+@example("a" * 71 + " " * 300 + "b", 72)
+@example(" " * 288 + "abc", 72)
+def test_a_preview_is_the_whole_text_flattened_and_trimmed(text, width):
+    flat = " ".join(text.split())
+    expected = flat if len(flat) <= width else flat[: width - 1] + "…"
+    assert preview(text, width) == expected
