@@ -274,6 +274,13 @@ class Recorder:
             command += f" --chunkrecall-baseline {setup.name}"
         return command
 
+    def pytest_unconfigure(self) -> None:
+        # Everything is reported: drop the run's records now, so that the
+        # collections pytest and the interpreter make on the way out do not
+        # walk tens of thousands of dicts and views per 10,000 cases.
+        self.cases.clear()
+        self._results = None
+
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.cases:
