@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib.util
 import json
 import os
 import platform
@@ -45,6 +46,7 @@ from pytest_chunkrecall.spans import SpanFact, analyse  # noqa: E402
 
 PLUGIN = ("-p", "pytest_chunkrecall.plugin")
 XDIST = ("-p", "xdist.plugin")
+HAS_XDIST = importlib.util.find_spec("xdist") is not None
 MB = 1_000_000
 # pytest, reporting its own peak RSS as it exits. The high-water mark of the
 # process's own memory (VmHWM): ru_maxrss would count the pages of this process
@@ -186,10 +188,11 @@ def build_once(work: Path, sizes: Sizes) -> Row:
         gold_files=sizes.build_files,
     )  # fmt: skip
     counts, once = [], True
-    for workers in ("0", "2"):
+    for workers in ("0", "2") if HAS_XDIST else ("0",):
         calls = work / f"calls-{workers}"
+        workers_option = (*XDIST, "-n", workers) if HAS_XDIST else ()
         pytest_run(
-            project.root, *PLUGIN, *XDIST, "-n", workers, "gold",
+            project.root, *PLUGIN, *workers_option, "gold",
             env={"CHUNKRECALL_BENCH_CALLS": str(calls)},
         )  # fmt: skip
         found = [json.loads(p.read_text()) for p in work.glob(f"calls-{workers}.*")]
@@ -222,6 +225,8 @@ def test_sleep(number):
 
 def xdist(work: Path, sizes: Sizes) -> list[Row]:
     """A slow retriever: serial against two workers, beside pytest alone and a slower retriever."""
+    if not HAS_XDIST:
+        return [Row("xdist", "pytest-xdist is not installed", "skipped")]
     fast, slow = (
         synthetic.write_project(
             work / f"xdist-{sleep}",
