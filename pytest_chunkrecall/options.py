@@ -231,7 +231,7 @@ def _gold_files(config: pytest.Config) -> set[Path] | None:
     patterns = config.getini("chunkrecall_gold")
     if not patterns:
         return None
-    found = set()
+    found: set[Path] = set()
     for pattern in patterns:
         matches = glob.glob(str(config.rootpath / pattern), recursive=True)
         if not matches:
