@@ -93,6 +93,13 @@ class Plan:
             )
         return engine.suite(documents, self.chunker, self.retriever, where=self.name)
 
+    @property
+    def corpus_key(self) -> str:
+        """The same text for every gold file that reads the same corpus."""
+        if self.documents is not None:
+            return "documents:" + ",".join(doc.id for doc in self.documents)
+        return "files:" + ",".join(str(path) for path in self.files)
+
     def with_chunker(self, chunker: Component) -> Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)

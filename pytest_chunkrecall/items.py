@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from . import report
+from . import report, sweep
 from .corpus import from_mapping
 from .engine import Engine, Suite
 from .errors import ChunkrecallError, raised
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
 ENGINE = pytest.StashKey[Engine]()
-PLANS = pytest.StashKey["dict[str, Plan]"]()
 SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
 
 
@@ -90,7 +89,6 @@ class GoldFile(pytest.File):
             the_plan = plan_gold_file(self.config, self.ihook, self.path, self.nodeid)
         except ChunkrecallError as exc:
             raise self.CollectError(f"chunkrecall: {exc}") from None
-        self.config.stash[PLANS][the_plan.name] = the_plan
         for case in the_plan.gold.cases:
             item = CaseItem.from_parent(self, name=case.id, case=case, plan=the_plan)
             if case.xfail is not None:
@@ -131,6 +129,7 @@ class CaseItem(pytest.Item):
         self.result: CaseResult | None = None
         self.suite: Suite | None = None
         self.suite_error: ChunkrecallError | None = None
+        self.sweep: list[dict[str, Any]] | None = None
 
     def runtest(self) -> None:
         engine = self.config.stash[ENGINE]
@@ -145,6 +144,11 @@ class CaseItem(pytest.Item):
         if entry is not None:
             result = replace(result, baseline=entry.to_json())
         self.result = result
+        settings = self.config.stash[OPTIONS].sweep
+        if settings:
+            self.sweep = sweep.contributions(
+                self.plan, self.case, self.suite, result, settings, engine
+            )
         self.user_properties += [
             ("verdict", result.verdict),
             ("rank", "" if result.rank is None else result.rank),

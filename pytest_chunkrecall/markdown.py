@@ -18,10 +18,13 @@ def render(
     gate_failures: list[str],
     *,
     accept: str,
+    failed: bool = False,
 ) -> str:
     """Totals, gates, regressions, improvements and the worst split spans, as Markdown."""
     files = list(gold_files)
-    status = "failed" if gate_failures or (comparison and comparison.regressions) else "passed"
+    status = (
+        "failed" if failed or gate_failures or (comparison and comparison.regressions) else "passed"
+    )
     lines = [
         f"## chunkrecall: hit-rate {totals.hits}/{totals.cases} ({totals.hit_rate:.1%}), "
         f"split spans {totals.split_spans} — {status}",

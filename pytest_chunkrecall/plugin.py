@@ -10,7 +10,7 @@ import pytest
 
 from . import hookspecs, options
 from .engine import Engine
-from .items import ENGINE, PLANS, CaseItem, GoldFile
+from .items import ENGINE, CaseItem, GoldFile
 from .options import OPTIONS
 from .recorder import Recorder
 from .settings import SETTING_KEYS
@@ -112,7 +112,6 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # no run: a bad option must not hide the help it asks for
     config.stash[OPTIONS] = options.read(config)
     config.stash[ENGINE] = Engine(config.rootpath)
-    config.stash[PLANS] = {}
     config.stash[DESCRIBED] = set()
     if not hasattr(config, "workerinput"):
         config.pluginmanager.register(Recorder(config), "chunkrecall-recorder")
@@ -155,8 +154,12 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     if item.result is not None:
-        test_report.chunkrecall = item.result.to_json()  # type: ignore[attr-defined]
-        item.result = None  # the report carries it now; items live as long as the session
+        data = item.result.to_json()
+        if item.sweep is not None:
+            data["sweep"] = item.sweep
+        test_report.chunkrecall = data  # type: ignore[attr-defined]
+        # the report carries them now; items live as long as the session
+        item.result = item.sweep = None
     else:  # skipped, or its configuration failed: in the report, but with no verdict
         test_report.chunkrecall = {  # type: ignore[attr-defined]
             "gold_file": item.plan.name,

@@ -14,10 +14,8 @@ import pytest
 from . import baseline, markdown, report, sweep
 from .baseline import Baseline, Comparison
 from .errors import ChunkrecallError
-from .evaluation import Plan
 from .files import write_atomically
 from .gold import load
-from .items import ENGINE, PLANS, plan_gold_file
 from .options import OPTIONS
 from .results import CaseResult, Totals
 from .spans import SpanFact, analyse
@@ -51,12 +49,17 @@ class Recorder:
         self.gate_failures: list[str] = []
         self.notes: list[str] = []
         self._results: list[CaseResult] | None = None
+        self.crashed: set[str] = set()
 
     # -------------------------------------------------------- gathering
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         data = getattr(report, "chunkrecall", None)
         if data is None:
+            # A case whose xdist worker crashed comes back as a bare failure.
+            path = report.nodeid.partition("::")[0]
+            if report.failed and path.endswith((".yaml", ".yml")) and "::" in report.nodeid:
+                self.crashed.add(report.nodeid)
             return
         self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
         self._results = None
@@ -77,12 +80,20 @@ class Recorder:
         return sorted(self.cases.values(), key=lambda c: (c["gold_file"], c["line"], c["id"]))
 
     def unevaluated(self) -> list[str]:
-        """Cases that ran but have no verdict: their configuration or the user's code failed."""
-        return [
+        """Cases that ran but have no verdict: their configuration, the user's code or their
+        worker failed."""
+        gold_files = {case["gold_file"] for case in self.cases.values()}
+        crashed = [
+            nodeid
+            for nodeid in self.crashed - set(self.cases)
+            if nodeid.partition("::")[0] in gold_files
+        ]
+        failed = [
             case["nodeid"]
             for case in self.ordered()
             if case.get("verdict") is None and case["outcome"] != "skipped"
         ]
+        return failed + sorted(crashed)
 
     def gold_files(self) -> list[GoldFileSummary]:
         """Each gold file of the run with its facts, its results and its span arithmetic."""
@@ -110,15 +121,22 @@ class Recorder:
             return
         settings = self.config.stash[OPTIONS].sweep
         if settings:
-            self.sweep = self._run_sweep(session, settings)
+            self.sweep = sweep.rows(settings, self.ordered())
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         self._baseline(session, interrupted=interrupted)
         path = self.config.stash[OPTIONS].report
         if path:
-            target = Path(path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(target, json.dumps(self.to_json(), indent=2) + "\n")
-        self._markdown()
+            self._write(session, Path(path), json.dumps(self.to_json(), indent=2) + "\n")
+        self._markdown(session)
+
+    def _write(self, session: pytest.Session, path: Path, text: str) -> None:
+        """Write a file of the run; failing to is a red line and a failed run, not a traceback."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, text)
+        except OSError as exc:
+            self.gate_failures.append(f"cannot write {path}: {exc.strerror or exc}")
+            self._fail_on_gates(session)
 
     def _baseline(self, session: pytest.Session, *, interrupted: bool) -> None:
         setup = self.config.stash[OPTIONS].baseline
@@ -151,9 +169,10 @@ class Recorder:
             self.notes.append(f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}")
         comparison = self.comparison
         if comparison is not None and not interrupted:
-            if comparison.common == 0 and comparison.new and setup.loaded:
+            ran = {result.gold_file for result in results}
+            if comparison.new and setup.loaded and not ran & set(setup.loaded.cases):
                 self.notes.append(
-                    f"none of this run's {len(comparison.new)} cases is in baseline {setup.name} "
+                    f"none of this run's gold files is in baseline {setup.name} "
                     f"(it has {len(setup.loaded)} cases of {', '.join(sorted(setup.loaded.cases))}): "
                     "is it this project's baseline?"
                 )
@@ -192,28 +211,6 @@ class Recorder:
             if not info.get("error")
         }
 
-    def _run_sweep(self, session: pytest.Session, settings: list[dict[str, Any]]) -> list[SweepRow]:
-        """Evaluate the cases of this run again at each setting, here, with the same engine.
-
-        Under xdist this process collected nothing, so it reads the gold files
-        itself; a serial run reuses its plans and suites.
-        """
-        plans: list[Plan] = []
-        known = self.config.stash[PLANS]
-        case_ids: dict[str, set[str]] = {}
-        for result in self.results():
-            case_ids.setdefault(result.gold_file, set()).add(result.id)
-        for name in sorted(case_ids):
-            found = known.get(name)
-            if found is None:
-                path = self.config.rootpath / name
-                try:
-                    found = plan_gold_file(self.config, session.gethookproxy(path), path, name)
-                except ChunkrecallError:
-                    continue  # its cases reported the error already
-            plans.append(found)
-        return sweep.run(plans, settings, self.config.stash[ENGINE], case_ids=case_ids)
-
     # -------------------------------------------------------- output
 
     def to_json(self) -> dict[str, Any]:
@@ -221,7 +218,7 @@ class Recorder:
             {
                 "path": summary.path,
                 # a gold file none of whose cases ran was never chunked: null, not missing
-                **(summary.info or {"chunks": None, "corpus_chars": None}),
+                **{"chunks": None, "corpus_chars": None, **(summary.info or {})},
                 "spans": summary.analysis,
                 "totals": Totals.of(summary.results).to_json(),
             }
@@ -247,7 +244,7 @@ class Recorder:
             }
         return data
 
-    def _markdown(self) -> None:
+    def _markdown(self, session: pytest.Session) -> None:
         path = self.config.stash[OPTIONS].markdown
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if not path and not step_summary:
@@ -258,14 +255,18 @@ class Recorder:
             self.comparison,
             self.gate_failures,
             accept=self._accept_command(),
+            failed=session.exitstatus != pytest.ExitCode.OK,
         )
         if path:
-            target = Path(path)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            write_atomically(target, text)
+            self._write(session, Path(path), text)
         if step_summary:
-            with open(step_summary, "a", encoding="utf-8") as handle:
-                handle.write(text)
+            try:
+                with open(step_summary, "a", encoding="utf-8") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                self.notes.append(
+                    f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+                )
 
     def _accept_command(self) -> str:
         setup = self.config.stash[OPTIONS].baseline

@@ -255,8 +255,7 @@ def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
     table = [header]
     errors = []
     for row in rows:
-        failed = [g for g in row["gold_files"] if g["error"]]
-        errors += [f"  {row['label']}: {g['path']}: {g['error']}" for g in failed]
+        errors += [f"  {row['label']}: {error}" for error in row["errors"]]
         change = row["change_points"]
         table.append(
             (

@@ -1,107 +1,27 @@
-"""A sweep: every gold file evaluated again at other chunker settings, to see what they would cost and buy."""
+"""A sweep: every case evaluated again at other chunker settings, to see what they would cost and buy.
+
+Each case is evaluated at every setting where it runs (so under xdist, on its
+worker, with its own conftest hooks); what it contributes to each row travels on
+its report, and the rows are added up where the reports are.
+"""
 
 from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from .engine import Component, Engine
+from .engine import Component, Engine, Suite
 from .errors import ChunkrecallError
 from .evaluation import Plan
-from .results import CaseResult, Totals
+from .gold import Case
+from .results import CaseResult
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
-
-
-@dataclass(frozen=True)
-class GoldFileRun:
-    """One gold file at one setting."""
-
-    path: str
-    chunks: int = 0
-    chunk_chars: int = 0
-    corpus_chars: int = 0
-    chunking: int = 0  # the same for gold files that share a corpus and chunker
-    results: list[CaseResult] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class SweepRow:
-    """Every gold file at one setting (``setting`` is ``None`` for the configured one)."""
-
-    setting: dict[str, Any] | None
-    gold_files: list[GoldFileRun]
-    configured: dict[str, Any] | None = None
-
-    @property
-    def label(self) -> str:
-        if self.setting is None:
-            shown = " ".join(
-                f"{name}={'default' if value is None else value}"
-                for name, value in (self.configured or {}).items()
-            )
-            return f"configured ({shown})" if shown else "configured"
-        return " ".join(f"{name}={value}" for name, value in self.setting.items())
-
-    @property
-    def totals(self) -> Totals:
-        return Totals.of(r for run in self.gold_files for r in run.results)
-
-    def _chunkings(self) -> list[GoldFileRun]:
-        """One run per distinct corpus and chunker, so shared chunks count once."""
-        distinct: dict[int, GoldFileRun] = {}
-        for run in self.gold_files:
-            if run.error is None:
-                distinct.setdefault(run.chunking, run)
-        return list(distinct.values())
-
-    @property
-    def chunks(self) -> int:
-        return sum(run.chunks for run in self._chunkings())
-
-    @property
-    def index_multiplier(self) -> float:
-        runs = self._chunkings()
-        corpus = sum(run.corpus_chars for run in runs)
-        return sum(run.chunk_chars for run in runs) / corpus if corpus else 0.0
-
-    @property
-    def errors(self) -> list[str]:
-        return [f"{run.path}: {run.error}" for run in self.gold_files if run.error]
-
-    def to_json(self, baseline: SweepRow | None) -> dict[str, Any]:
-        totals = self.totals
-        change = None
-        if baseline is not None and not self.errors and not baseline.errors:
-            change = round((totals.hit_rate - baseline.totals.hit_rate) * 100, 2)
-        return {
-            "setting": self.setting,
-            "label": self.label,
-            "chunks": self.chunks,
-            "index_multiplier": round(self.index_multiplier, 3),
-            "split_spans": totals.split_spans,
-            "cases": totals.cases,
-            "hits": totals.hits,
-            "hit_rate": round(totals.hit_rate, 6),
-            "change_points": change,
-            "gold_files": [
-                {
-                    "path": run.path,
-                    "chunks": run.chunks,
-                    "split_spans": Totals.of(run.results).split_spans,
-                    "hits": Totals.of(run.results).hits,
-                    "cases": len(run.results),
-                    "error": run.error,
-                }
-                for run in self.gold_files
-            ],
-        }
 
 
 def parse(spec: str) -> list[dict[str, Any]]:
@@ -129,58 +49,112 @@ def parse(spec: str) -> list[dict[str, Any]]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
 
 
-def run(
-    plans: Sequence[Plan],
-    settings: Iterable[dict[str, Any]],
+def contributions(
+    plan: Plan,
+    case: Case,
+    suite: Suite,
+    result: CaseResult,
+    settings: list[dict[str, Any]],
     engine: Engine,
-    *,
-    case_ids: Mapping[str, set[str]],
-) -> list[SweepRow]:
-    """Evaluate the selected cases of every plan at the configured setting and at each of ``settings``.
-
-    The configured row names the configured values of the swept arguments
-    when every gold file has the same ones.
-    """
-    settings = list(settings)
-    names = list(settings[0]) if settings else []
-    configured = [{name: plan.chunker.args.get(name) for name in names} for plan in plans]
-    shared = configured[0] if configured and all(c == configured[0] for c in configured) else None
-    rows = [
-        SweepRow(
-            None,
-            [_run(plan, None, engine, case_ids.get(plan.name, set())) for plan in plans],
-            shared,
-        )
-    ]
+) -> list[dict[str, Any]]:
+    """What one case adds to each row: the configured setting (its result), then each setting."""
+    swept = {name: plan.chunker.args.get(name) for name in settings[0]}
+    found = [{**_contribution(plan, suite, result), "configured": swept}]
     for setting in settings:
-        rows.append(
+        chunker = plan.chunker
+        chunker = Component.of(chunker.name, chunker.obj, {**chunker.args, **setting})
+        at = plan.with_chunker(chunker)
+        try:
+            other = at.suite(engine)
+            found.append(_contribution(at, other, at.evaluate(other, case)))
+        except ChunkrecallError as exc:
+            found.append({"error": exc.message.splitlines()[0]})
+    return found
+
+
+def _contribution(plan: Plan, suite: Suite, result: CaseResult) -> dict[str, Any]:
+    return {
+        "hit": result.hit,
+        "span_split": result.span_split,
+        # gold files that share a corpus and a chunker share their chunks: count them once
+        "chunking": f"{plan.corpus_key}|{plan.chunker.name}|{plan.chunker.args_json}",
+        "chunks": len(suite.chunks),
+        "chunk_chars": sum(len(chunk.text) for chunk in suite.chunks),
+        "corpus_chars": suite.corpus_chars,
+    }
+
+
+@dataclass(frozen=True)
+class SweepRow:
+    """Every evaluated case at one setting (``setting`` is ``None`` for the configured one)."""
+
+    setting: dict[str, Any] | None
+    label: str
+    cases: int
+    hits: int
+    split_spans: int
+    chunks: int
+    index_multiplier: float
+    errors: list[str]
+
+    @property
+    def hit_rate(self) -> float:
+        return self.hits / self.cases if self.cases else 0.0
+
+    def to_json(self, configured: SweepRow) -> dict[str, Any]:
+        change = None
+        if self.setting is not None and not self.errors and not configured.errors:
+            change = round((self.hit_rate - configured.hit_rate) * 100, 2)
+        return {
+            "setting": self.setting,
+            "label": self.label,
+            "chunks": self.chunks,
+            "index_multiplier": round(self.index_multiplier, 3),
+            "split_spans": self.split_spans,
+            "cases": self.cases,
+            "hits": self.hits,
+            "hit_rate": round(self.hit_rate, 6),
+            "change_points": change,
+            "errors": self.errors,
+        }
+
+
+def rows(settings: list[dict[str, Any]], cases: Iterable[Mapping[str, Any]]) -> list[SweepRow]:
+    """Add up the cases' contributions into one row per setting, the configured one first."""
+    swept = [case for case in cases if case.get("sweep")]
+    found = []
+    for number, setting in enumerate([None, *settings]):
+        entries = [(case["gold_file"], case["sweep"][number]) for case in swept]
+        good = [entry for _, entry in entries if "error" not in entry]
+        chunkings = {entry["chunking"]: entry for entry in good}.values()
+        corpus = sum(entry["corpus_chars"] for entry in chunkings)
+        found.append(
             SweepRow(
-                setting,
-                [_run(plan, setting, engine, case_ids.get(plan.name, set())) for plan in plans],
+                setting=setting,
+                label=_label(setting, [entry.get("configured") for _, entry in entries]),
+                cases=len(good),
+                hits=sum(entry["hit"] for entry in good),
+                split_spans=sum(entry["span_split"] for entry in good),
+                chunks=sum(entry["chunks"] for entry in chunkings),
+                index_multiplier=sum(entry["chunk_chars"] for entry in chunkings) / corpus
+                if corpus
+                else 0.0,
+                errors=sorted(
+                    {f"{path}: {entry['error']}" for path, entry in entries if "error" in entry}
+                ),
             )
         )
-    return rows
+    return found
 
 
-def _run(
-    plan: Plan, setting: dict[str, Any] | None, engine: Engine, case_ids: set[str]
-) -> GoldFileRun:
-    chunker = plan.chunker
+def _label(setting: dict[str, Any] | None, configured: list[Any]) -> str:
     if setting is not None:
-        chunker = Component.of(chunker.name, chunker.obj, {**chunker.args, **setting})
-    try:
-        suite = plan.with_chunker(chunker).suite(engine)
-        results = [plan.evaluate(suite, case) for case in plan.gold.cases if case.id in case_ids]
-    except ChunkrecallError as exc:
-        return GoldFileRun(plan.name, error=str(exc).splitlines()[0])
-    return GoldFileRun(
-        plan.name,
-        chunks=len(suite.chunks),
-        chunk_chars=sum(len(chunk.text) for chunk in suite.chunks),
-        corpus_chars=suite.corpus_chars,
-        chunking=id(suite.chunks),
-        results=results,
-    )
+        return " ".join(f"{name}={value}" for name, value in setting.items())
+    values = [c for c in configured if c is not None]
+    if not values or any(c != values[0] for c in values):
+        return "configured"  # gold files configured differently
+    shown = " ".join(f"{k}={'default' if v is None else v}" for k, v in values[0].items())
+    return f"configured ({shown})"
 
 
 def _scalar(text: str) -> Any:

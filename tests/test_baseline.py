@@ -220,7 +220,7 @@ def test_a_baseline_of_other_gold_files_makes_every_case_new_and_says_so(shop):
     result.stdout.fnmatch_lines(
         [
             "*0 regressions, 0 improvements, 0 known misses, 6 new, 6 removed",
-            "chunkrecall: none of this run's 6 cases is in baseline ci/baseline.json "
+            "chunkrecall: none of this run's gold files is in baseline ci/baseline.json "
             "(it has 6 cases of gold/other.yaml): is it this project's baseline?",
         ]
     )
@@ -490,6 +490,7 @@ def test_a_crashed_worker_does_not_take_the_summary_with_it(shop):
     report = json.loads((shop.pytester.path / "r.json").read_text())
     assert report["totals"]["cases"] == 5
     assert "gold/policies.yaml::warranty" not in {case["nodeid"] for case in report["cases"]}
+    assert report["unevaluated"] == ["gold/policies.yaml::warranty"]
     assert "Traceback" not in "\n".join(_summary(result))
 
 
@@ -517,3 +518,21 @@ def test_the_plugin_works_where_xdist_is_not_installed(shop, monkeypatch):
             "*known miss in baseline: split*",
         ]
     )
+
+
+def test_the_markdown_summary_says_failed_when_a_case_fails_without_a_baseline(shop):
+    shop.run("--chunkrecall-markdown", "m.md")  # no baseline yet: customs fails plainly
+    text = (shop.pytester.path / "m.md").read_text()
+    assert text.startswith("## chunkrecall: hit-rate 4/6 (66.7%), split spans 1 — failed")
+
+
+def test_selecting_only_new_cases_raises_no_alarm_about_the_baseline(shop):
+    accepted(shop)
+    gold = shop.pytester.path / "gold" / "policies.yaml"
+    gold.write_text(
+        gold.read_text()
+        + "  - id: fee-again\n    question: restocking fee percent\n    needle: 15 percent\n"
+    )
+    result = shop.run("-k", "fee-again")
+    assert "is it this project's baseline" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["  new gold/policies.yaml::fee-again: hit at rank 1"])

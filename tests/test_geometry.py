@@ -350,3 +350,35 @@ def test_a_length_function_measures_spans_and_chunks_in_its_own_units(storefront
     passage = "Customs clearance for international parcels routed through the distant regional sorting hub is billed at 9 dollars"
     assert lengths["customs"] == len(passage.split()) == 17
     assert report["gold_files"][0]["unit"] == "units of words:count"
+
+
+def test_a_sweep_under_xdist_uses_the_hooks_of_a_conftest_below_the_rootdir(pytester):
+    pytester.mkdir("suite")
+    pytester.path.joinpath("suite", "conftest.py").write_text(
+        textwrap.dedent(
+            """
+            def windows(text, size, overlap):
+                stride = size - overlap
+                return [{"text": text[s : s + size], "start": s} for s in range(0, len(text), stride)]
+
+            def pytest_chunkrecall_chunker(config, gold_path):
+                return windows
+            """
+        )
+    )
+    pytester.mkdir("suite/docs")
+    pytester.path.joinpath("suite", "docs", "policies.md").write_text(CORPUS)
+    pytester.mkdir("suite/gold")
+    pytester.path.joinpath("suite", "gold", "policies.yaml").write_text(
+        GOLD.replace("OVERLAP", "0").replace("{size: 80,", "{size: 100,")
+    )
+    spec = "overlap=0,10"
+    serial = pytester.runpytest_subprocess("--chunkrecall-sweep", spec, "-p", "no:xdist")
+    parallel = pytester.runpytest_subprocess("--chunkrecall-sweep", spec, "-n", "2")
+
+    def table(result: pytest.RunResult) -> list[str]:
+        start = result.outlines.index(f"chunkrecall sweep {spec!r}:")
+        return result.outlines[start : start + 5]
+
+    assert table(serial)[2].split()[:3] == ["configured", "(overlap=0)", "6"]  # size 100: 6 chunks
+    assert table(serial) == table(parallel)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import POLICIES, assert_no_internals, lines
+from .conftest import POLICIES, RAG, assert_no_internals, lines
 
 OUTCOMES = """
     corpus: ../docs/policies.md
@@ -230,3 +230,21 @@ def test_every_gold_file_entry_has_the_contract_fields(shop):
         None,
         None,
     )
+
+
+def test_a_gold_file_whose_setup_failed_still_has_the_contract_fields(shop):
+    shop.ini("chunkrecall_corpus = docs/policies.md\nchunkrecall_chunker = rag:missing_in_action\n")
+    shop.write(
+        "rag.py", RAG + "\n\ndef missing_in_action(text):\n    raise RuntimeError('no model')\n"
+    )
+    shop.gold(
+        """
+        cases:
+          - question: restocking fee
+            needle: 15 percent
+        """
+    )
+    _, report = shop.report()
+    (gold,) = report["gold_files"]
+    assert gold["chunks"] is None and gold["corpus_chars"] is None
+    assert "no model" in gold["error"]
