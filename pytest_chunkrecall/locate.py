@@ -8,6 +8,7 @@ of one. Only the candidates that word gives are compared with the pattern.
 
 from __future__ import annotations
 
+import itertools
 import re
 from array import array
 from bisect import bisect_left, bisect_right
@@ -40,6 +41,7 @@ class Locator:
         self._sorted: list[str] | None = None
         self._sorted_reversed: list[str] | None = None
         self._infix: dict[str, list[tuple[str, int]]] = {}
+        self._vocabulary: tuple[list[str], str, array[int]] | None = None
 
     def find(self, pattern: str) -> list[tuple[int, int]]:
         """Every ``(text number, offset)`` where ``pattern`` occurs, in text order."""
@@ -118,14 +120,24 @@ class Locator:
         return [w[::-1] for w in self._sorted_reversed[lo:hi]]
 
     def _containing(self, word: str) -> list[tuple[str, int]]:
+        """Every ``(text word, offset)`` where ``word`` sits inside a word of the texts."""
         found = self._infix.get(word)
         if found is None:
+            if self._vocabulary is None:
+                # The vocabulary as one string, searched at C speed: a word
+                # (no newline in it) is never found across two of them.
+                words = list(self._postings)
+                starts = array(
+                    "q", itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0)
+                )
+                self._vocabulary = (words, "\n".join(words), starts)
+            words, joined, starts = self._vocabulary
             found = []
-            for text_word in self._postings:
-                at = text_word.find(word)
-                while at >= 0:
-                    found.append((text_word, at))
-                    at = text_word.find(word, at + 1)
+            at = joined.find(word)
+            while at >= 0:
+                i = bisect_right(starts, at) - 1
+                found.append((words[i], at - starts[i]))
+                at = joined.find(word, at + 1)
             self._infix[word] = found
         return found
 
