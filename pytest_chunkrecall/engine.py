@@ -223,7 +223,7 @@ def _build_search(
     except Exception as exc:
         raise ChunkrecallError(
             f"retriever {retriever.name} failed while building its index over {len(chunks)} "
-            f"chunks: {raised(exc)}",
+            f"chunk{'' if len(chunks) == 1 else 's'}: {raised(exc)}",
             where=where,
         ) from None
     if built is None:

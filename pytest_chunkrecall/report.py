@@ -138,14 +138,14 @@ def gold_file_lines(
     range and the recommendation even when no span was split.
     """
     totals = Totals.of(results)
+    if info is not None and info.get("error"):
+        return [f"{path}: not evaluated: {str(info['error']).splitlines()[0]}"]
     lines = [
         f"{path}: hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}), "
         f"split spans {totals.split_spans}"
     ]
     if info is None:
         return lines
-    if info.get("error"):
-        return [*lines, f"  not evaluated: {str(info['error']).splitlines()[0]}"]
     geometry = info.get("geometry") or {}
     unit = info.get("unit", "chars")
     lines.append(
