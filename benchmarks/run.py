@@ -43,6 +43,7 @@ from pytest_chunkrecall.engine import Component, Engine  # noqa: E402
 from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
 from pytest_chunkrecall.matching import Matcher  # noqa: E402
 from pytest_chunkrecall.spans import SpanFact, analyse  # noqa: E402
+from pytest_chunkrecall.verdict import judge  # noqa: E402
 
 PLUGIN = ("-p", "pytest_chunkrecall.plugin")
 XDIST = ("-p", "xdist.plugin")
@@ -296,7 +297,7 @@ def geometry(project: synthetic.Project, sizes: Sizes) -> Row:
             for f in project.facts[:count]
         ]
         started = time.perf_counter()
-        results = [suite.evaluate(c, gold_file="g", k=5, matcher=matcher) for c in cases]
+        results = [judge(suite, c, gold_file="g", k=5, matcher=matcher) for c in cases]
         analyse([SpanFact(r.id, r.span_length, r.span_split) for r in results], suite.geometry())
         times.append(time.perf_counter() - started)
     (small, large), ratio = sizes.spans, times[1] / times[0]

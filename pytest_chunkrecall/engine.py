@@ -13,11 +13,8 @@ from .chunks import Chunk, place
 from .corpus import Document, read_documents
 from .errors import ChunkrecallError, describe, raised, user_traceback
 from .geometry import ChunkMap, configured_overlap, measure
-from .gold import Case
 from .matching import Matcher
-from .results import CaseResult
 from .space import MatchSpace
-from .verdict import judge
 
 T = TypeVar("T")
 
@@ -184,21 +181,6 @@ class Suite:
             ) from None
         return shapes.retrieved(
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
-        )
-
-    def evaluate(
-        self,
-        case: Case,
-        *,
-        gold_file: str,
-        k: int,
-        matcher: Matcher,
-        length: Callable[[str], int] = len,
-        unit: str = "chars",
-    ) -> CaseResult:
-        """Ask the case's question, then decide its verdict: hit, split, ranked_out or absent."""
-        return judge(
-            self, case, gold_file=gold_file, k=k, matcher=matcher, length=length, unit=unit
         )
 
     def geometry(self, length: Callable[[str], int] = len) -> dict[str, Any]:

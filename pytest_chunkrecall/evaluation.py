@@ -23,6 +23,7 @@ from .settings import (
     Settings,
 )
 from .shapes import CONFIGURED, check_arguments
+from .verdict import judge
 
 
 @dataclass(frozen=True)
@@ -61,7 +62,8 @@ class Plan:
 
     def evaluate(self, suite: Suite, case: Case) -> CaseResult:
         """Evaluate one case of this gold file against ``suite``."""
-        return suite.evaluate(
+        return judge(
+            suite,
             case,
             gold_file=self.name,
             k=self.k(case),
