@@ -30,6 +30,29 @@ CEIL = (
 )
 POLICIES = LEAD + HERO + BODY + CEIL
 
+# Its five facts as gold cases; the last (customs) is the one no 80-character window holds.
+STOREFRONT_CASES = """\
+cases:
+  - id: refund-window
+    question: What is the refund window?
+    needle: 30 days
+    span: The refund window is 30 days
+  - id: express
+    question: How long does express shipping take?
+    needle: 2 business days
+    span: Express shipping takes 2 business days
+  - id: warranty
+    question: warranty coverage
+    needle: 12 months
+  - id: restocking
+    question: What is the restocking fee?
+    needle: 15 percent
+  - id: customs
+    question: How much is customs clearance?
+    needle: 9 dollars
+    span: {from: Customs clearance, to: 9 dollars}
+"""
+
 # A second, unrelated document, so that "which document" is never trivially the only one.
 CARE = (
     "Caring for leather goods: wipe with a dry cloth once a week.\n"

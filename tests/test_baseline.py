@@ -9,41 +9,16 @@ from pathlib import Path
 
 import pytest
 
-CORPUS = (
-    "Support knowledge base for the storefront. Read every policy below. "
-    "The refund window is 30 days from the delivery date confirmed by carrier. "
-    "Express shipping takes 2 business days nationwide for in-stock goods now. "
-    "Warranty coverage runs 12 months from the original purchase date on file. "
-    "A restocking fee of 15 percent applies to opened or clearly used returns. "
-    "Customs clearance for international parcels routed through the distant "
-    "regional sorting hub is billed at 9 dollars per kilogram of weight."
-)
+from .conftest import POLICIES, STOREFRONT_CASES
 
-CASES = """\
-cases:
-  - id: refund-window
-    question: What is the refund window?
-    needle: 30 days
-    span: The refund window is 30 days
-  - id: express
-    question: How long does express shipping take?
-    needle: 2 business days
-    span: Express shipping takes 2 business days
-  - id: warranty
-    question: warranty coverage
-    needle: 12 months
-  - id: restocking
-    question: What is the restocking fee?
-    needle: 15 percent
-  - id: customs
-    question: How much is customs clearance?
-    needle: 9 dollars
-    span: {from: Customs clearance, to: 9 dollars}
-  - id: yaml-xfail
-    question: How much is customs clearance per parcel?
-    needle: 9 dollars per parcel
-    xfail: the corpus prices customs per kilogram
-"""
+CORPUS = POLICIES
+
+CASES = STOREFRONT_CASES + (
+    "  - id: yaml-xfail\n"
+    "    question: How much is customs clearance per parcel?\n"
+    "    needle: 9 dollars per parcel\n"
+    "    xfail: the corpus prices customs per kilogram\n"
+)
 
 BASELINE = "ci/baseline.json"
 

@@ -18,6 +18,8 @@ from pytest_chunkrecall.geometry import ChunkMap, measure
 from pytest_chunkrecall.retrievers import bm25
 from pytest_chunkrecall.spans import SpanFact, analyse, kept_whole
 
+from .conftest import POLICIES, STOREFRONT_CASES
+
 
 def _suite(text: str, size: int, overlap: int) -> Suite:
     docs = (Document("doc.md", text),)
@@ -98,41 +100,13 @@ def test_gaps_are_measured_and_whitespace_gaps_count_as_no_overlap():
 
 # ------------------------------------------------------- what users see
 
-CORPUS = (
-    "Support knowledge base for the storefront. Read every policy below. "
-    "The refund window is 30 days from the delivery date confirmed by carrier. "
-    "Express shipping takes 2 business days nationwide for in-stock goods now. "
-    "Warranty coverage runs 12 months from the original purchase date on file. "
-    "A restocking fee of 15 percent applies to opened or clearly used returns. "
-    "Customs clearance for international parcels routed through the distant "
-    "regional sorting hub is billed at 9 dollars per kilogram of weight."
-)
+CORPUS = POLICIES
 
-GOLD = """\
-corpus: ../docs/*.md
-chunker_args: {size: 80, overlap: OVERLAP}
-k: 1
-cases:
-  - id: refund-window
-    question: What is the refund window?
-    needle: 30 days
-    span: The refund window is 30 days
-  - id: express
-    question: How long does express shipping take?
-    needle: 2 business days
-    span: Express shipping takes 2 business days
-  - id: warranty
-    question: warranty coverage
-    needle: 12 months
-  - id: restocking
-    question: What is the restocking fee?
-    needle: 15 percent
-  - id: customs
-    question: How much is customs clearance?
-    needle: 9 dollars
-    span: {from: Customs clearance, to: 9 dollars}
-    xfail: anchor and value sit farther apart than one chunk
-"""
+GOLD = (
+    "corpus: ../docs/*.md\nchunker_args: {size: 80, overlap: OVERLAP}\nk: 1\n"
+    + STOREFRONT_CASES
+    + "    xfail: anchor and value sit farther apart than one chunk\n"
+)
 
 
 @pytest.fixture
