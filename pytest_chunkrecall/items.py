@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
 from . import report, sweep
 from .corpus import from_mapping
@@ -170,10 +171,22 @@ class CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
-            return report.explain(excinfo.value.result)
+            return self._failure(report.explain(excinfo.value.result))
         if isinstance(excinfo.value, ChunkrecallError):
-            return self._once(excinfo.value)
+            return self._failure(self._once(excinfo.value))
         return super().repr_failure(excinfo)
+
+    def _failure(self, text: str) -> ReprExceptionInfo:
+        # The full explanation for the failures section, and its first line as
+        # the crash message: the short summary, JUnit's message and the CI log
+        # (where pytest does not trim the summary) get one line, not all of it.
+        # pytest-xdist carries this shape between processes as it is.
+        _, line, _ = self.location
+        headline = text.partition("\n")[0].removesuffix(":")
+        return ReprExceptionInfo(
+            reprtraceback=ReprTracebackNative([text + "\n"]),
+            reprcrash=ReprFileLocation(str(self.path), (line or 0) + 1, headline),
+        )
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same

@@ -154,6 +154,12 @@ class Shop:
         return {case["id"]: case for case in data["cases"]}
 
 
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs inside GitHub Actions must not append the tests' summaries to the real job page."""
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
 @pytest.fixture
 def shop(pytester: pytest.Pytester) -> Shop:
     return Shop(pytester)

@@ -515,3 +515,28 @@ def test_selecting_only_new_cases_raises_no_alarm_about_the_baseline(shop):
     result = shop.run("-k", "fee-again")
     assert "is it this project's baseline" not in result.stdout.str()
     result.stdout.fnmatch_lines(["  new gold/policies.yaml::fee-again: hit at rank 1"])
+
+
+@pytest.mark.parametrize("extra", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_failure_is_one_line_in_the_short_summary_even_on_ci(shop, monkeypatch, extra):
+    """On CI pytest does not trim the short summary; the explanation stays in FAILURES."""
+    monkeypatch.setenv("CI", "true")
+    shop.overlap(0)
+    result = shop.run(*extra, "-rf", "--junitxml=junit.xml", subprocess=True)
+    headline = (
+        "chunkrecall: split — the span is in the corpus,"
+        " but no single chunk holds it whole: chunking lost it before ranking"
+    )
+    output = result.stdout.lines
+    start = next(i for i, line in enumerate(output) if "short test summary" in line)
+    summary = output[start + 1 :]
+    failed = [line for line in summary if line.startswith("FAILED")]
+    assert len(failed) == 4
+    assert f"FAILED gold/policies.yaml::refund-window - {headline}" in failed
+    assert summary[len(failed)].startswith("=")  # nothing between the one-line entries
+    result.stdout.fnmatch_lines([headline, "  question: *refund*", "  needle: *"])
+    tree = ET.parse(shop.pytester.path / "junit.xml")
+    messages = {
+        c.get("name"): f.get("message") for c in tree.iter("testcase") for f in c.iter("failure")
+    }
+    assert messages["refund-window"] == headline
