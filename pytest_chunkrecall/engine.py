@@ -117,9 +117,9 @@ def chunk_corpus(
             pieces = shapes.pieces(output, name=chunker.name, doc=doc.id)
         except ChunkrecallError as exc:
             raise ChunkrecallError(exc.message, where=where) from None
-        starts = place(doc.text, pieces, overlap=configured_overlap(chunker.args))
-        for (text, _), start in zip(pieces, starts, strict=True):
-            end = None if start is None else start + len(text)
+        places = place(doc.text, pieces, overlap=configured_overlap(chunker.args))
+        for (text, _), offsets in zip(pieces, places, strict=True):
+            start, end = offsets or (None, None)
             chunks.append(Chunk(text, doc.id, len(chunks), start, end))
     if not chunks:
         raise ChunkrecallError(
@@ -189,7 +189,6 @@ class Suite:
         if found is None:
             found = self._geometry[length] = measure(
                 self.documents,
-                self.chunk_map,
                 self.chunks,
                 length=length,
                 configured_overlap=configured_overlap(self.chunker.args),

@@ -3,7 +3,6 @@ it, and what the boundaries share (the effective overlap)."""
 
 from __future__ import annotations
 
-import itertools
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -113,7 +112,6 @@ def percentile(values: list[int], share: float) -> int:
 
 def measure(
     documents: Iterable[Document],
-    chunk_map: ChunkMap,
     chunks: Sequence[Chunk],
     *,
     length: Callable[[str], int] = len,
@@ -121,19 +119,30 @@ def measure(
 ) -> dict[str, Any]:
     """The chunk geometry of a suite, JSON-safe: sizes, index cost and effective overlap.
 
-    The effective overlap at a boundary is the text two consecutive chunks of a
-    document share (negative: a gap no chunk covers; a gap of whitespace alone
-    counts as no overlap, since nothing is lost there).
+    The effective overlap at a boundary is the text a chunk shares with the
+    chunks of its document before it (negative: a gap no chunk covers; a gap of
+    whitespace alone counts as no overlap, since nothing is lost there).
     """
     sizes = [length(chunk.text) for chunk in chunks]
+    by_doc: dict[str, list[Chunk]] = {}
+    for chunk in chunks:
+        by_doc.setdefault(chunk.doc, []).append(chunk)
     corpus = 0
     overlaps: list[int] = []
     for doc in documents:
         corpus += length(doc.text)
-        placed = chunk_map.placed(doc.id)
-        for before, after in itertools.pairwise(placed):
-            assert before.end is not None and after.start is not None
-            overlaps.append(shared(doc.text, before.end, after.start, length))
+        # A boundary is between neighbours in the chunker's output, measured from
+        # the farthest the chunks before it reach (a one-word chunk inside its
+        # neighbour's overlap leaves no gap). Beside a chunk that could not be
+        # placed, nothing is measured.
+        reach: int | None = None
+        for chunk in by_doc.get(doc.id, ()):
+            if chunk.start is None or chunk.end is None:
+                reach = None
+                continue
+            if reach is not None:
+                overlaps.append(shared(doc.text, min(reach, chunk.end), chunk.start, length))
+            reach = chunk.end if reach is None else max(reach, chunk.end)
     placed_count = sum(1 for chunk in chunks if chunk.placed)
     return {
         "chunks": len(chunks),

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.chunkers import fixed_size
-from pytest_chunkrecall.chunks import Chunk
+from pytest_chunkrecall.chunks import Chunk, place
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.engine import Component, Engine
 from pytest_chunkrecall.geometry import ChunkMap
@@ -196,3 +196,55 @@ def test_plain_string_chunks_are_placed_where_they_were_cut(size, overlap):
 def test_windows_over_repeated_text_are_placed_where_they_were_cut(size, overlap):
     text = "The refund window is 30 days. " * 5
     assert placed_windows(text, size, overlap) == cut_at(text, size, overlap)
+
+
+# A splitter that splits on newlines and joins the lines again with one newline
+# (LangChain's CharacterTextSplitter) turns a blank line into a single newline.
+def test_chunks_whose_whitespace_was_rejoined_are_placed_up_to_whitespace():
+    doc = "Returns.\n\nThe refund window\tis 30 days.\n\n\nShipping  is free."
+    pieces = [("Returns.\nThe refund window is 30 days.", None), ("Shipping is free.", None)]
+    assert place(doc, pieces) == [(0, doc.index(" days.") + 6), (doc.index("Shipping"), len(doc))]
+
+
+def test_text_the_document_does_not_hold_even_up_to_whitespace_is_not_placed():
+    doc = "The refund window is 30 days."
+    assert place(doc, [("The refund period is 30 days.", None), ("window is 30", 9)]) == [
+        None,
+        (11, 23),
+    ]
+
+
+@given(
+    st.lists(st.sampled_from([" ", "\n", "\n\n", "\t", "  \n "]), min_size=2, max_size=40),
+    st.lists(st.integers(1, 6), min_size=1, max_size=10),
+)
+def test_rejoined_windows_of_words_are_placed_where_their_words_are(separators, widths):
+    # Distinct words, any whitespace between them; each chunk is a run of words
+    # joined by one space: it must be placed from its first word to its last.
+    words = [f"w{i}" for i in range(len(separators) + 1)]
+    doc = words[0] + "".join(sep + word for sep, word in zip(separators, words[1:], strict=True))
+    starts = [doc.find(w + sep) for w, sep in zip(words, separators, strict=False)] + [
+        len(doc) - len(words[-1])
+    ]
+    runs, first = [], 0
+    for width in widths:
+        if first >= len(words):
+            break
+        last = min(first + width, len(words)) - 1
+        runs.append((first, last))
+        # neighbouring chunks of several words share one, as overlapping chunks do
+        first = last if last > first else last + 1
+        if first == len(words) - 1:
+            break
+    pieces = [(" ".join(words[a : b + 1]), None) for a, b in runs]
+    expected = [(starts[a], starts[b] + len(words[b])) for a, b in runs]
+    assert place(doc, pieces) == expected
+
+
+def test_a_start_offset_back_to_an_earlier_repetition_gives_way_to_the_one_ahead():
+    # LangChain's start_index, after a chunk it could not find, searches again
+    # from near the top of the document, and finds a passage that repeats.
+    doc = "Refunds take 30 days. Customs. Refunds take 30 days."
+    assert place(doc, [("Customs.", None), ("Refunds take 30 days.", 0)]) == [(22, 30), (31, 52)]
+    # An offset back to text that does not repeat ahead is the chunker's word.
+    assert place(doc, [("Customs.", None), ("take 30 days. Customs", 8)]) == [(22, 30), (8, 29)]

@@ -14,7 +14,7 @@ from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.chunks import Chunk
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
-from pytest_chunkrecall.geometry import ChunkMap, measure
+from pytest_chunkrecall.geometry import measure
 from pytest_chunkrecall.retrievers import bm25
 from pytest_chunkrecall.spans import SpanFact, analyse, kept_whole
 
@@ -74,7 +74,7 @@ def test_effective_overlap_of_fixed_windows_is_the_configured_overlap():
         rng.choice(["refund", "window", "days", "ship", "fee", "order"]) for _ in range(300)
     )
     suite = _suite(text, 80, 24)
-    facts = measure(suite.documents, suite.chunk_map, suite.chunks, configured_overlap=24)
+    facts = measure(suite.documents, suite.chunks, configured_overlap=24)
     # the last window may be short, lying wholly inside the one before it
     assert facts["overlap_p50"] == facts["overlap_max"] == 24
     assert facts["overlap_min"] == min(24, len(suite.chunks[-1].text))
@@ -85,6 +85,37 @@ def test_effective_overlap_of_fixed_windows_is_the_configured_overlap():
     )
 
 
+def test_a_boundary_next_to_an_unplaced_chunk_is_not_measured():
+    # The middle chunk was rewritten: what it covers is unknown, so neither of
+    # its boundaries is measured, and its neighbours are not taken for a gap.
+    text = "aaaa bbbb cccc dddd"
+    chunks = [
+        Chunk("aaaa bbbb", "d", 0, 0, 9),
+        Chunk("Note: bbbb cccc", "d", 1),
+        Chunk("cccc dddd", "d", 2, 10, 19),
+        Chunk("dddd", "d", 3, 15, 19),
+    ]
+    facts = measure([Document("d", text)], chunks)
+    assert facts["boundaries"] == 1
+    assert facts["overlap_min"] == facts["overlap_max"] == 4
+    assert facts["gaps"] == 0
+
+
+def test_a_chunk_inside_its_neighbours_overlap_leaves_no_gap_after_it():
+    # LangChain can emit a one-character chunk inside the previous chunk's
+    # overlap; the next chunk follows the farthest text already covered.
+    text = "aaaa bbbb 2 cccc dddd"
+    chunks = [
+        Chunk("aaaa bbbb 2 cccc", "d", 0, 0, 16),
+        Chunk("2", "d", 1, 10, 11),
+        Chunk("cccc dddd", "d", 2, 12, 21),
+    ]
+    facts = measure([Document("d", text)], chunks)
+    assert facts["boundaries"] == 2
+    assert (facts["overlap_min"], facts["overlap_max"]) == (1, 4)
+    assert facts["gaps"] == facts["no_overlap"] == 0
+
+
 def test_gaps_are_measured_and_whitespace_gaps_count_as_no_overlap():
     text = "aaaa bbbb\ncccc dddd"
     chunks = [
@@ -92,7 +123,7 @@ def test_gaps_are_measured_and_whitespace_gaps_count_as_no_overlap():
         Chunk("bbbb", "d", 1, 5, 9),  # a one-space gap: nothing lost
         Chunk("dddd", "d", 2, 15, 19),  # "\ncccc " is in no chunk
     ]
-    facts = measure([Document("d", text)], ChunkMap(chunks), chunks)
+    facts = measure([Document("d", text)], chunks)
     assert facts["overlap_min"] == -6
     assert facts["no_overlap"] == 2
     assert facts["gaps"] == 1

@@ -110,10 +110,27 @@ def test_split_and_hit_through_a_splitter_class(project, chunks_of, split_case, 
     assert verdicts() == {"gift-cards": "hit", "across-a-boundary": "split"}
 
 
-def test_a_configured_instance_without_start_indexes_still_gives_verdicts(project, hit_case):
+def test_chunks_joined_with_one_newline_are_placed_up_to_their_whitespace(chunks_of, guide):
     # The guide's paragraphs are separated by blank lines, and the splitter
-    # joins lines with a single newline: its chunks are not the document's
-    # text, so no offsets can be known, yet the verdicts come from the text.
+    # joins lines with a single newline: its chunks are not the document's text
+    # verbatim, and LangChain's own start_index cannot find them either.
+    args = {"separator": "\n", "chunk_size": 400, "chunk_overlap": 100}
+    documents = splitters.CharacterTextSplitter(**args, add_start_index=True).create_documents(
+        [guide]
+    )
+    assert any(d.metadata["start_index"] == -1 for d in documents)
+    chunks = chunks_of(splitters.CharacterTextSplitter, args)
+    assert [c.text for c in chunks] == [d.page_content for d in documents]
+    assert any(guide[c.start : c.end] != c.text for c in chunks)
+    assert all(guide[c.start : c.end].split() == c.text.split() for c in chunks)
+    assert [c.start for c in chunks] == sorted(c.start for c in chunks)
+
+
+def test_a_splitter_that_rewrites_its_chunks_leaves_offsets_unknown_and_verdicts_work(
+    project, hit_case
+):
+    # A contextual header on every chunk: text the document does not have, so
+    # no offsets can be known, yet the verdicts come from the chunks' text.
     ranked_out = {
         "id": "repairs",
         "question": "How fast is express delivery?",
@@ -124,9 +141,13 @@ def test_a_configured_instance_without_start_indexes_still_gives_verdicts(projec
         [hit_case, ranked_out],
         modules={
             "rag.chunking": """
-                from langchain_text_splitters import CharacterTextSplitter
+                from langchain_text_splitters import RecursiveCharacterTextSplitter
 
-                splitter = CharacterTextSplitter(separator="\\n", chunk_size=400, chunk_overlap=100)
+                class HeaderedSplitter(RecursiveCharacterTextSplitter):
+                    def split_text(self, text):
+                        return [f"Customer guide: {chunk}" for chunk in super().split_text(text)]
+
+                splitter = HeaderedSplitter(chunk_size=400, chunk_overlap=100)
             """
         },
     )
@@ -137,6 +158,7 @@ def test_a_configured_instance_without_start_indexes_still_gives_verdicts(projec
             "chunkrecall: ranked_out *",
             "  'the first repair of each item is free' is held whole by docs/guide.md [[]offsets unknown[]] chunk *, which is not in the top 1",
             "    1. docs/guide.md [[]offsets unknown[]] chunk *",
+            "  geometry: *offsets unknown for 6 of 6 chunks (not measured)*",
         ]
     )
 
