@@ -181,11 +181,10 @@ class CaseItem(pytest.Item):
         # the crash message: the short summary, JUnit's message and the CI log
         # (where pytest does not trim the summary) get one line, not all of it.
         # pytest-xdist carries this shape between processes as it is.
-        _, line, _ = self.location
         headline = text.partition("\n")[0].removesuffix(":")
         return ReprExceptionInfo(
             reprtraceback=ReprTracebackNative([text + "\n"]),
-            reprcrash=ReprFileLocation(str(self.path), (line or 0) + 1, headline),
+            reprcrash=ReprFileLocation(str(self.path), self.case.line, headline),
         )
 
     def _once(self, error: ChunkrecallError) -> str:
