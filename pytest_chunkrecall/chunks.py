@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from .matching import Folded, fold, fold_text
 
 # How far past the previous chunk's start a chunk is looked for before the
 # whole rest of the document is searched; keeps placement linear in practice.
@@ -20,9 +21,9 @@ class Chunk:
 
     ``doc`` is the document id (its path relative to the rootdir), ``index`` the
     position in the suite's chunk list, and ``start``/``end`` the character
-    offsets of ``text`` in the document (which may differ from ``text`` in its
-    whitespace, where the chunker joined lines anew), or ``None`` when they cannot
-    be known (the chunker rewrote the text and gave no offsets).
+    offsets of ``text`` in the document (whose text there may differ from
+    ``text`` in whitespace or case, where the chunker changed them), or ``None``
+    when they cannot be known (the chunker rewrote the text and gave no offsets).
     """
 
     text: str
@@ -42,23 +43,23 @@ def place(
 ) -> list[tuple[int, int] | None]:
     """Find where each ``(text, start_hint)`` piece sits in ``document``: its ``(start, end)``.
 
-    A hint is trusted when the document really holds the text there (and, if it
-    points back before the previous chunk, the text does not repeat after it). Otherwise
+    A hint is trusted when the document really holds the text there. Otherwise
     the text is tried where the last stride between chunks would put it (or,
     for the second chunk, where the chunker's configured ``overlap`` would), then
     looked for moving forward from the previous chunk's start (so overlapping
-    chunks are found), first nearby, then in the rest of the document. A piece
-    the document does not hold verbatim is looked for again with any run of
-    whitespace standing for any other (a splitter that joins lines with one
-    newline where the document had a blank line); there ``end - start`` differs
-    from the text's length. A piece found neither way gets ``None``. Text that
-    repeats in the document is placed at its first occurrence after the
-    previous chunk.
+    chunks are found), first nearby, then in the rest of the document; each time
+    verbatim, then as the normalized match mode sees text (a splitter that joins
+    lines with one newline where the document has a blank line). There ``end -
+    start`` differs from the text's length. A piece found neither way gets
+    ``None``. Text that repeats in the document is placed at its first
+    occurrence after the previous chunk.
     """
+    finder = _Finder(document)
     found: list[tuple[int, int] | None] = []
     cursor = 0
     full_searches_failed = 0
     previous: tuple[int, int] | None = None
+    previous_hinted = True
     stride: int | None = None
     for text, hint in pieces:
         predicted = None
@@ -66,15 +67,27 @@ def place(
             predicted = previous[0] + stride
         elif previous is not None and overlap is not None:
             predicted = previous[1] - overlap
-        if _trusted(document, text, hint, cursor):
+        held = hint is not None and document.startswith(text, hint)
+        # A hint back before the previous chunk, right after a chunk placed
+        # without its own hint, is a library that lost count (LangChain's
+        # start_index after a chunk it could not find searches again from near
+        # the top, and finds a passage that repeats): it is the last resort.
+        doubtful = held and hint is not None and hint < cursor and not previous_hinted
+        where: tuple[int, int] | None = None
+        if held and not doubtful:
             assert hint is not None
-            where: tuple[int, int] | None = (hint, hint + len(text))
+            where = (hint, hint + len(text))
         elif predicted is not None and document.startswith(text, predicted):
             where = (predicted, predicted + len(text))
         else:
-            where = _search(document, text, cursor, full=full_searches_failed < _MAX_FULL_SEARCHES)
-            if where is None and full_searches_failed < _MAX_FULL_SEARCHES:
+            full = full_searches_failed < _MAX_FULL_SEARCHES
+            where = finder.search(text, cursor, full=full)
+            if where is None and full:
                 full_searches_failed += 1
+            if where is None and doubtful:
+                assert hint is not None
+                where = (hint, hint + len(text))
+        previous_hinted = where is not None and where[0] == hint
         if where is not None:
             cursor = where[0] + 1 if text else where[0]
             stride = where[0] - previous[0] if previous is not None else None
@@ -83,29 +96,35 @@ def place(
     return found
 
 
-def _trusted(document: str, text: str, hint: int | None, cursor: int) -> bool:
-    """Whether the chunker's own start offset ``hint`` for ``text`` is right."""
-    if hint is None or not document.startswith(text, hint):
-        return False
-    # A hint back before the previous chunk, to text that repeats after it, is a
-    # library that lost count (LangChain's start_index after a chunk it could
-    # not find searches again from near the top): the repetition ahead is meant.
-    return hint >= cursor or document.find(text, cursor) < 0
+class _Finder:
+    """Looks for chunk texts in one document, verbatim or normalized (folded once, when needed)."""
 
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self._folded: Folded | None = None
 
-def _search(document: str, text: str, cursor: int, *, full: bool) -> tuple[int, int] | None:
-    """``text`` from ``cursor`` on: verbatim, then up to whitespace; nearby, then (if ``full``) anywhere."""
-    window = cursor + len(text) + _NEAR
-    start = document.find(text, cursor, window)
-    if start < 0 and full:
-        start = document.find(text, cursor)
-    if start >= 0:
-        return start, start + len(text)
-    words = text.split()
-    if not words or words == [text]:
-        return None  # nothing but whitespace, or no whitespace that could differ
-    loose = re.compile(r"\s+".join(map(re.escape, words)))
-    match = loose.search(document, cursor, window + len(text)) or (
-        loose.search(document, cursor) if full else None
-    )
-    return match.span() if match else None
+    def search(self, text: str, cursor: int, *, full: bool) -> tuple[int, int] | None:
+        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere; verbatim first."""
+        near = cursor + len(text) + _NEAR
+        for limit in (near, len(self.document)) if full else (near,):
+            start = self.document.find(text, cursor, limit)
+            if start >= 0:
+                return start, start + len(text)
+            where = self._normalized(text, cursor, limit)
+            if where is not None:
+                return where
+        return None
+
+    def _normalized(self, text: str, cursor: int, limit: int) -> tuple[int, int] | None:
+        wanted = fold_text(text)
+        if not wanted:
+            return None
+        if self._folded is None:
+            self._folded = fold(self.document)
+        folded = self._folded
+        # A limit inside a whitespace run that folding shortened maps to the
+        # run's one space, which the bound must still admit.
+        at = folded.text.find(wanted, folded.folded_start(cursor), folded.folded_start(limit) + 1)
+        if at < 0:
+            return None
+        return folded.original_start(at), folded.original_end(at + len(wanted))

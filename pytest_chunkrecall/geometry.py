@@ -131,18 +131,7 @@ def measure(
     overlaps: list[int] = []
     for doc in documents:
         corpus += length(doc.text)
-        # A boundary is between neighbours in the chunker's output, measured from
-        # the farthest the chunks before it reach (a one-word chunk inside its
-        # neighbour's overlap leaves no gap). Beside a chunk that could not be
-        # placed, nothing is measured.
-        reach: int | None = None
-        for chunk in by_doc.get(doc.id, ()):
-            if chunk.start is None or chunk.end is None:
-                reach = None
-                continue
-            if reach is not None:
-                overlaps.append(shared(doc.text, min(reach, chunk.end), chunk.start, length))
-            reach = chunk.end if reach is None else max(reach, chunk.end)
+        overlaps += _boundaries(doc.text, by_doc.get(doc.id, []), length)
     placed_count = sum(1 for chunk in chunks if chunk.placed)
     return {
         "chunks": len(chunks),
@@ -159,6 +148,30 @@ def measure(
         "gaps": sum(1 for v in overlaps if v < 0),
         "configured_overlap": configured_overlap,
     }
+
+
+def _boundaries(text: str, chunks: list[Chunk], length: Callable[[str], int]) -> list[int]:
+    """The effective overlap at each boundary between one document's chunks, in document order.
+
+    Each chunk is measured against the farthest the chunks before it reach (a
+    one-word chunk inside its neighbour's overlap leaves no gap). A boundary
+    between chunks that have a chunk of unknown offsets between them in the
+    chunker's output is not measured: what that chunk covers is unknown.
+    """
+    unplaced = [c.index for c in chunks if c.start is None]
+    placed = sorted((c for c in chunks if c.start is not None), key=lambda c: (c.start, c.end))
+    found: list[int] = []
+    reach: int | None = None
+    before: Chunk | None = None
+    for chunk in placed:
+        assert chunk.start is not None and chunk.end is not None
+        if before is not None and reach is not None:
+            low, high = sorted((before.index, chunk.index))
+            if bisect_right(unplaced, low) == bisect_right(unplaced, high):
+                found.append(shared(text, min(reach, chunk.end), chunk.start, length))
+        reach = chunk.end if reach is None else max(reach, chunk.end)
+        before = chunk
+    return found
 
 
 def configured_overlap(chunker_args: Mapping[str, Any]) -> int | None:

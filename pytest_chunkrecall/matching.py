@@ -55,6 +55,16 @@ class Folded:
             return self._orig[i]
         return self._orig[i] + self._orig_size[i] + (pos - seg_end)
 
+    def folded_start(self, pos: int) -> int:
+        """Folded offset of the original character at ``pos`` (its run's, inside a shortened run)."""
+        i = bisect_right(self._orig, pos) - 1
+        if i < 0:
+            return pos
+        seg_end = self._orig[i] + self._orig_size[i]
+        if pos < seg_end:
+            return self._at[i]
+        return self._at[i] + self._size[i] + (pos - seg_end)
+
     def original_end(self, pos: int) -> int:
         """Original offset just past the folded character at ``pos - 1``."""
         if pos <= 0:

@@ -80,6 +80,8 @@ class MatchSpace:
         first: Occurrence | None = None
         for occurrence in self.occurrences(pattern):
             holder = self.chunk_map.holder(occurrence.doc, occurrence.start, occurrence.end)
+            if holder is not None and self.matcher.mode == "exact":
+                holder = self._exact_holder(holder, occurrence, pattern)
             if holder is None:
                 holder = self._unplaced_holder(pattern, occurrence.doc)
             if holder is not None:
@@ -195,6 +197,20 @@ class MatchSpace:
             return start, end
         folded = self._folds[doc_no]
         return folded.original_start(start), folded.original_end(end)
+
+    def _exact_holder(self, holder: Chunk, occurrence: Occurrence, pattern: str) -> Chunk | None:
+        # Placed up to whitespace and case, a chunk may cover the text without
+        # holding it exactly: its own text is the judge, and another chunk that
+        # covers the occurrence may hold it where the farthest-reaching does not.
+        if self.matcher.contains(self.prepared(holder), pattern):
+            return holder
+        for chunk in self.chunk_map.placed(occurrence.doc):  # in start order
+            assert chunk.start is not None and chunk.end is not None
+            if chunk.start > occurrence.start:
+                break
+            if chunk.end >= occurrence.end and self.matcher.contains(self.prepared(chunk), pattern):
+                return chunk
+        return None
 
     def _unplaced_holder(self, pattern: str, doc: str) -> Chunk | None:
         for chunk in self.chunk_map.unplaced.get(doc, ()):

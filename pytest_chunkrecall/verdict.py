@@ -148,7 +148,9 @@ def _cut(suite: Suite, location: Location, length: Callable[[str], int]) -> CutV
     if occurrence is None:
         return None
     cut = suite.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
-    if cut is None:
+    if cut is None or (cut.left is not None and cut.offset >= occurrence.end):
+        # No boundary divides it: a chunk covers it but, in exact mode, holds
+        # it only up to whitespace or case (the chunker rewrote them).
         return None
     text = suite.document(occurrence.doc).text
     before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]

@@ -204,6 +204,8 @@ def test_chunks_whose_whitespace_was_rejoined_are_placed_up_to_whitespace():
     doc = "Returns.\n\nThe refund window\tis 30 days.\n\n\nShipping  is free."
     pieces = [("Returns.\nThe refund window is 30 days.", None), ("Shipping is free.", None)]
     assert place(doc, pieces) == [(0, doc.index(" days.") + 6), (doc.index("Shipping"), len(doc))]
+    # and as normalized matching sees text: case folded too
+    assert place(doc, [("SHIPPING IS FREE.", None)]) == [(doc.index("Shipping"), len(doc))]
 
 
 def test_text_the_document_does_not_hold_even_up_to_whitespace_is_not_placed():
@@ -248,3 +250,18 @@ def test_a_start_offset_back_to_an_earlier_repetition_gives_way_to_the_one_ahead
     assert place(doc, [("Customs.", None), ("Refunds take 30 days.", 0)]) == [(22, 30), (31, 52)]
     # An offset back to text that does not repeat ahead is the chunker's word.
     assert place(doc, [("Customs.", None), ("take 30 days. Customs", 8)]) == [(22, 30), (8, 29)]
+
+
+def test_a_chunk_nearby_up_to_whitespace_wins_over_the_same_text_verbatim_far_ahead():
+    filler = "Lorem ipsum dolor sit amet. " * 200
+    doc = "Returns.\n\nRefunds take 30 days.\n" + filler + "\nReturns.\nRefunds take 30 days."
+    pieces = [("Returns.\nRefunds take 30 days.", None), ("Lorem ipsum dolor sit amet.", None)]
+    assert place(doc, pieces) == [(0, 31), (32, 59)]
+
+
+def test_start_offsets_are_kept_whatever_the_order_of_the_chunks():
+    doc = "Intro. Note: see below. Body text. Note: see below."
+    parent_then_children = [(doc, 0), ("Intro.", 0), ("Note: see below.", 7), ("Body text.", 24)]
+    assert place(doc, parent_then_children) == [(0, 51), (0, 6), (7, 23), (24, 34)]
+    backwards = [("Body text.", 24), ("Note: see below.", 7), ("Intro.", 0)]
+    assert place(doc, backwards) == [(24, 34), (7, 23), (0, 6)]

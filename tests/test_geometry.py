@@ -116,6 +116,14 @@ def test_a_chunk_inside_its_neighbours_overlap_leaves_no_gap_after_it():
     assert facts["gaps"] == facts["no_overlap"] == 0
 
 
+def test_boundaries_are_measured_in_document_order_whatever_the_chunkers_order():
+    text = "aaaa bbbb cccc dddd"
+    chunks = [Chunk("cccc dddd", "d", 0, 10, 19), Chunk("aaaa bbbb", "d", 1, 0, 9)]
+    facts = measure([Document("d", text)], chunks)
+    assert facts["boundaries"] == 1
+    assert facts["overlap_max"] == 0  # one space between them: nothing shared, nothing lost
+
+
 def test_gaps_are_measured_and_whitespace_gaps_count_as_no_overlap():
     text = "aaaa bbbb\ncccc dddd"
     chunks = [
@@ -193,11 +201,11 @@ def test_summary_shows_overlap_span_lengths_ceiling_and_prediction(storefront):
     assert gold["spans"]["observed_whole"] == 0.8
 
 
-def test_a_chunker_whose_text_cannot_be_placed_has_unknown_offsets(pytester: pytest.Pytester):
+def test_a_chunker_that_adds_text_has_unknown_offsets(pytester: pytest.Pytester):
     pytester.makepyfile(
-        shouting="""
+        headed="""
         def chunk(text):
-            return [part.upper() for part in text.split(". ")]
+            return [f"POLICY: {part}" for part in text.split(". ")]
         """
     )
     pytester.makeini("[pytest]\npythonpath = .\n")
@@ -210,7 +218,7 @@ def test_a_chunker_whose_text_cannot_be_placed_has_unknown_offsets(pytester: pyt
         textwrap.dedent(
             """\
             corpus: ../docs/*.md
-            chunker: shouting:chunk
+            chunker: headed:chunk
             cases:
               - question: refund window
                 needle: 30 days

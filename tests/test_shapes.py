@@ -82,8 +82,8 @@ def make_splitter(*, size=80):
 
 
 def shouting(text, size=80):
-    """Rewrites its text: no chunk can be found in the document verbatim."""
-    return [t.upper() for t in strings(text, size)]
+    """Rewrites its text (a header, upper case): no chunk can be found in the document."""
+    return [f"PAGE: {t.upper()}" for t in strings(text, size)]
 
 
 def ranking(chunks, question):
@@ -260,7 +260,7 @@ def test_a_chunker_that_rewrites_text_leaves_offsets_unknown_but_verdicts_work(s
         lines(
             "chunkrecall: ranked_out — *",
             "  * is held whole by docs/policies.md [offsets unknown] chunk 5: '*', which is not in the top 2",
-            "    1. docs/policies.md [offsets unknown] chunk 0: 'SUPPORT KNOWLEDGE BASE*",
+            "    1. docs/policies.md [offsets unknown] chunk 0: 'PAGE: SUPPORT KNOWLEDGE BASE*",
         )
     )
 

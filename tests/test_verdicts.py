@@ -625,3 +625,41 @@ def test_a_span_that_starts_where_no_chunk_reaches_says_so(shop):
             "    after the cut:  chunk 1 [100:200] (100 chars)",
         )
     )
+
+
+def test_in_exact_mode_a_chunk_that_rejoined_the_lines_does_not_hold_them_exactly(shop):
+    """Placed up to whitespace, the chunk covers the needle; its own text is what counts."""
+    shop.write("docs/guide.md", "Returns.\n\nRefunds take 30 days.\n\nGift cards never expire.\n")
+    shop.write(
+        "lines.py",
+        dedent(
+            """
+        def chunk(text):
+            lines = [line for line in text.split("\\n") if line.strip()]
+            return ["\\n".join(lines[:2]), lines[2]]
+
+
+        def first(chunks):
+            return lambda question, k: [0]
+        """
+        ),
+    )
+    shop.gold(
+        """
+        corpus: ../docs/guide.md
+        chunker: lines:chunk
+        retriever: lines:first
+        match: exact
+        k: 1
+        cases:
+          - id: blank-line
+            question: returns and refunds
+            needle: "Returns.\\n\\nRefunds"
+          - id: one-line
+            question: refunds
+            needle: 30 days
+        """
+    )
+    cases = shop.cases()
+    assert (cases["blank-line"]["verdict"], cases["one-line"]["verdict"]) == ("split", "hit")
+    assert cases["blank-line"]["cut"] is None  # no boundary divides it: no cut to show
