@@ -47,23 +47,11 @@ class Folded:
 
     def original_start(self, pos: int) -> int:
         """Original offset of the folded character at ``pos``."""
-        i = bisect_right(self._at, pos) - 1
-        if i < 0:
-            return pos
-        seg_end = self._at[i] + self._size[i]
-        if pos < seg_end:
-            return self._orig[i]
-        return self._orig[i] + self._orig_size[i] + (pos - seg_end)
+        return _across(pos, self._at, self._size, self._orig, self._orig_size)
 
     def folded_start(self, pos: int) -> int:
-        """Folded offset of the original character at ``pos`` (its run's, inside a shortened run)."""
-        i = bisect_right(self._orig, pos) - 1
-        if i < 0:
-            return pos
-        seg_end = self._orig[i] + self._orig_size[i]
-        if pos < seg_end:
-            return self._at[i]
-        return self._at[i] + self._size[i] + (pos - seg_end)
+        """Folded offset of the original character at ``pos`` (its segment's, inside one)."""
+        return _across(pos, self._orig, self._orig_size, self._at, self._size)
 
     def original_end(self, pos: int) -> int:
         """Original offset just past the folded character at ``pos - 1``."""
@@ -73,6 +61,19 @@ class Folded:
         if i >= 0 and pos - 1 < self._at[i] + self._size[i]:
             return self._orig[i] + self._orig_size[i]
         return self.original_start(pos - 1) + 1
+
+
+def _across(
+    pos: int, starts: array[int], sizes: array[int], to_starts: array[int], to_sizes: array[int]
+) -> int:
+    """``pos`` on one side of the map (segments ``starts``/``sizes``) on the other side."""
+    i = bisect_right(starts, pos) - 1
+    if i < 0:
+        return pos
+    seg_end = starts[i] + sizes[i]
+    if pos < seg_end:
+        return to_starts[i]
+    return to_starts[i] + to_sizes[i] + (pos - seg_end)
 
 
 def fold(text: str) -> Folded:
