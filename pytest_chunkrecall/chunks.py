@@ -48,11 +48,12 @@ def place(
     for the second chunk, where the chunker's configured ``overlap`` would), then
     looked for moving forward from the previous chunk's start (so overlapping
     chunks are found), first nearby, then in the rest of the document; each time
-    verbatim, then as the normalized match mode sees text (a splitter that joins
-    lines with one newline where the document has a blank line). There ``end -
-    start`` differs from the text's length. A piece found neither way gets
-    ``None``. Text that repeats in the document is placed at its first
-    occurrence after the previous chunk.
+    verbatim, and as the normalized match mode sees text (a splitter that joins
+    lines with one newline where the document has a blank line), where ``end -
+    start`` may differ from the text's length. The verbatim match is taken when
+    it follows on from the previous chunk, else the earlier of the two. A piece
+    found neither way gets ``None``. Text that repeats in the document is
+    placed at its first occurrence after the previous chunk.
     """
     finder = _Finder(document)
     found: list[tuple[int, int] | None] = []
@@ -81,7 +82,8 @@ def place(
             where = (predicted, predicted + len(text))
         else:
             full = full_searches_failed < _MAX_FULL_SEARCHES
-            where = finder.search(text, cursor, full=full)
+            reached = previous[1] if previous is not None else 0
+            where = finder.search(text, cursor, reached, full=full)
             if where is None and full:
                 full_searches_failed += 1
             if where is None and doubtful:
@@ -103,16 +105,23 @@ class _Finder:
         self.document = document
         self._folded: Folded | None = None
 
-    def search(self, text: str, cursor: int, *, full: bool) -> tuple[int, int] | None:
-        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere; verbatim first."""
-        near = cursor + len(text) + _NEAR
+    def search(self, text: str, cursor: int, reached: int, *, full: bool) -> tuple[int, int] | None:
+        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere.
+
+        Nearby is within reach of ``reached``, where the previous chunk ends. A
+        verbatim match that leaves text no chunk holds after the previous chunk
+        gives way to an earlier normalized one: the chunk is more likely there.
+        """
+        near = max(cursor, reached) + len(text) + _NEAR
         for limit in (near, len(self.document)) if full else (near,):
             start = self.document.find(text, cursor, limit)
-            if start >= 0:
+            if start >= 0 and not self.document[reached:start].strip():
                 return start, start + len(text)
             where = self._normalized(text, cursor, limit)
-            if where is not None:
+            if where is not None and (start < 0 or where[0] < start):
                 return where
+            if start >= 0:
+                return start, start + len(text)
         return None
 
     def _normalized(self, text: str, cursor: int, limit: int) -> tuple[int, int] | None:
@@ -124,7 +133,17 @@ class _Finder:
         folded = self._folded
         # A limit inside a whitespace run that folding shortened maps to the
         # run's one space, which the bound must still admit.
-        at = folded.text.find(wanted, folded.folded_start(cursor), folded.folded_start(limit) + 1)
-        if at < 0:
-            return None
-        return folded.original_start(at), folded.original_end(at + len(wanted))
+        high = folded.folded_start(limit) + 1
+        at = folded.text.find(wanted, folded.folded_start(cursor), high)
+        while at >= 0:
+            start, end = folded.original_start(at), folded.original_end(at + len(wanted))
+            # Whole characters of the document from the cursor on: not part of
+            # one that folding merged (e + accent) or expanded (ß to ss).
+            if (
+                start >= cursor
+                and folded.folded_start(start) == at
+                and folded.folded_start(end) == at + len(wanted)
+            ):
+                return start, end
+            at = folded.text.find(wanted, at + 1, high)
+        return None

@@ -265,3 +265,52 @@ def test_start_offsets_are_kept_whatever_the_order_of_the_chunks():
     assert place(doc, parent_then_children) == [(0, 51), (0, 6), (7, 23), (24, 34)]
     backwards = [("Body text.", 24), ("Note: see below.", 7), ("Intro.", 0)]
     assert place(doc, backwards) == [(24, 34), (7, 23), (0, 6)]
+
+
+def test_normalized_placement_keeps_to_whole_characters_from_the_cursor_on():
+    accent = "e\u0301"  # one character of folded text, two of the document
+    doc = f"{accent}tude  one\n\n{accent}tude  one"
+    assert place(doc, [(f"{accent}tude one", None)] * 2) == [(0, 11), (13, 24)]
+    # "Sß" folds to "sss", which "SSß" holds from 0 only by ending inside the ß
+    assert place("SSß", [("Sß", None)]) == [(1, 3)]
+
+
+def test_an_earlier_normalized_match_wins_over_a_verbatim_one_that_skips_text():
+    sentences = [f"Sentence {n} of the terms runs on for a while." for n in range(30)]
+    doc = "Terms and\nconditions apply. " + " ".join(sentences) + " Terms and conditions apply."
+    pieces = [("Terms and conditions apply.", None)] + [(s, None) for s in sentences]
+    found = place(doc, pieces)
+    assert found[0] == (0, 27)
+    assert found[1:] == [(doc.index(s), doc.index(s) + len(s)) for s in sentences]
+
+
+ACCENTED = st.sampled_from(["straße", "Café", "cafe\u0301", "Ärger", "ﬁne", "word", "Æon"])
+
+
+@given(
+    st.lists(ACCENTED, min_size=2, max_size=25),
+    st.lists(st.sampled_from([" ", "\n", "\n\n", "  \t"]), min_size=25, max_size=25),
+    st.lists(st.tuples(st.integers(1, 5), st.sampled_from(["verbatim", "rejoined", "upper"]))),
+)
+def test_rewritten_chunks_of_distinct_words_are_placed_where_they_were_cut(bases, gaps, plans):
+    """Whatever the whitespace, case or Unicode form a chunk was given back in."""
+    words = [f"{base}{i}" for i, base in enumerate(bases)]
+    starts, doc = [], ""
+    for word, gap in zip(words, gaps, strict=False):
+        starts.append(len(doc) + (len(gap) if doc else 0))
+        doc += (gap if doc else "") + word
+    pieces, expected, first = [], [], 0
+    for width, how in plans:
+        if first >= len(words):
+            break
+        last = min(first + width, len(words)) - 1
+        begin, end = starts[first], starts[last] + len(words[last])
+        text = {
+            "verbatim": doc[begin:end],
+            "rejoined": " ".join(words[first : last + 1]),
+            "upper": doc[begin:end].upper(),
+        }[how]
+        pieces.append((text, None))
+        expected.append((begin, end))
+        first = last + 1
+    assert place(doc, pieces) == expected

@@ -136,3 +136,16 @@ def test_fuzzy_does_not_find_a_long_needle_inside_a_short_chunk():
 )
 def test_fold_composes_kana_and_hangul_as_a_needle_would(text):
     assert fold(text).text == fold_text(text)
+
+
+@given(TEXTS)
+@example("a\n \nß b")
+def test_folded_start_reads_the_offset_map_backwards(text):
+    folded = fold(text)
+    back = [folded.folded_start(p) for p in range(len(text) + 1)]
+    assert back == sorted(back)
+    assert all(0 <= f <= len(folded.text) for f in back)
+    assert back[-1] == len(folded.text)
+    for f in range(len(folded.text)):
+        start = folded.original_start(f)
+        assert folded.original_start(folded.folded_start(start)) == start
