@@ -37,13 +37,13 @@ sys.path.insert(0, str(ROOT))  # the geometry row calls the core of this checkou
 import chunking_evaluation  # noqa: E402
 import synthetic  # noqa: E402
 
+from pytest_chunkrecall.analysis.survival import SpanFact, analyse  # noqa: E402
 from pytest_chunkrecall.chunkers import fixed_size  # noqa: E402
 from pytest_chunkrecall.corpus import Document  # noqa: E402
-from pytest_chunkrecall.engine import Component, Engine  # noqa: E402
+from pytest_chunkrecall.evaluation.suite import Component, Engine  # noqa: E402
+from pytest_chunkrecall.evaluation.verdict import judge  # noqa: E402
 from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
-from pytest_chunkrecall.matching import Matcher  # noqa: E402
-from pytest_chunkrecall.spans import SpanFact, analyse  # noqa: E402
-from pytest_chunkrecall.verdict import judge  # noqa: E402
+from pytest_chunkrecall.text.folding import Matcher  # noqa: E402
 
 PLUGIN = ("-p", "pytest_chunkrecall.plugin")
 XDIST = ("-p", "xdist.plugin")

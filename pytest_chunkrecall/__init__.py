@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from .chunks import Chunk
+from .chunking.chunk import Chunk
+from .config.settings import Settings
 from .errors import ChunkrecallError
-from .evaluation import evaluate
-from .results import CaseResult, Totals
-from .settings import Settings
+from .evaluation.plan import evaluate
+from .evaluation.results import CaseResult, Totals
 
 __version__ = "0.1.0"
 

@@ -10,8 +10,8 @@ from typing import Any, TypeVar
 
 import yaml
 
+from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 from .errors import GoldError
-from .settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 
 FILE_KEYS = (*SETTING_KEYS, "cases")
 CASE_KEYS = (

@@ -8,7 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 
-from .chunks import Chunk
+from .chunking.chunk import Chunk
 
 _WORD = re.compile(r"\w+")
 

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from pytest_chunkrecall import CaseResult, Totals, evaluate
+from pytest_chunkrecall.config.settings import Settings
 from pytest_chunkrecall.errors import ChunkrecallError
-from pytest_chunkrecall.settings import Settings
 
 from .conftest import CARE, POLICIES, dedent
 

@@ -12,9 +12,16 @@ import re
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.locate import Locator
-from pytest_chunkrecall.matching import fold
-from pytest_chunkrecall.results import CaseResult, ChunkView, Closest, CutView, Held, preview
+from pytest_chunkrecall.evaluation.results import (
+    CaseResult,
+    ChunkView,
+    Closest,
+    CutView,
+    Held,
+    preview,
+)
+from pytest_chunkrecall.text.folding import fold
+from pytest_chunkrecall.text.index import Locator
 
 # ---------------------------------------------------------------- locating
 

@@ -10,13 +10,13 @@ import textwrap
 
 import pytest
 
+from pytest_chunkrecall.analysis.geometry import measure
+from pytest_chunkrecall.analysis.survival import SpanFact, analyse, kept_whole
 from pytest_chunkrecall.chunkers import fixed_size
-from pytest_chunkrecall.chunks import Chunk
+from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.corpus import Document
-from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
-from pytest_chunkrecall.geometry import measure
+from pytest_chunkrecall.evaluation.suite import Component, Suite, chunk_corpus
 from pytest_chunkrecall.retrievers import bm25
-from pytest_chunkrecall.spans import SpanFact, analyse, kept_whole
 
 from .conftest import POLICIES, STOREFRONT_CASES
 

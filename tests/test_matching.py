@@ -8,7 +8,7 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.matching import Matcher, fold, fold_text
+from pytest_chunkrecall.text.folding import Matcher, fold, fold_text
 
 # Whitespace runs, ASCII words and the characters that change length when folded:
 # é (precomposed), e + combining acute (composes), ß and ﬁ (expand), Å as A + ring.

@@ -567,7 +567,7 @@ def test_real_questions_over_a_real_corpus(shop, chunking_evaluation):
     import json
 
     from pytest_chunkrecall.chunkers import fixed_size
-    from pytest_chunkrecall.matching import fold_text
+    from pytest_chunkrecall.text.folding import fold_text
 
     corpus = (chunking_evaluation / "corpora/state_of_the_union.md").read_text(encoding="utf-8")
     shop.write("docs/sotu.md", corpus)

@@ -14,7 +14,7 @@ import yaml
 
 from pytest_chunkrecall import Chunk
 from pytest_chunkrecall.corpus import Document
-from pytest_chunkrecall.engine import Component, chunk_corpus
+from pytest_chunkrecall.evaluation.suite import Component, chunk_corpus
 
 GUIDE = """\
 # Harbour Lane Outfitters: customer guide

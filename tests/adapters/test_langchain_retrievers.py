@@ -8,7 +8,7 @@ import pytest
 
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.corpus import Document as CorpusDocument
-from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
+from pytest_chunkrecall.evaluation.suite import Component, Suite, chunk_corpus
 
 pytest.importorskip("langchain_core", reason="needs langchain-core (the integration extra)")
 community = pytest.importorskip(

@@ -18,7 +18,7 @@ LIBRARIES = ("langchain", "langchain_core", "langchain_text_splitters", "llama_i
 def test_the_plugin_imports_no_library_until_one_is_used():
     root = Path(pytest_chunkrecall.__file__).parents[1]
     code = (
-        "import sys, pytest_chunkrecall.plugin, pytest_chunkrecall.adapters\n"
+        "import sys, pytest_chunkrecall.plugin, pytest_chunkrecall.chunking.adapters\n"
         f"print(sorted(m for m in sys.modules if m.partition('.')[0] in {LIBRARIES!r}))"
     )
     env = {**os.environ, "PYTHONPATH": str(root)}

@@ -9,7 +9,7 @@ import pytest
 
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.corpus import Document as CorpusDocument
-from pytest_chunkrecall.engine import Component, Suite, chunk_corpus
+from pytest_chunkrecall.evaluation.suite import Component, Suite, chunk_corpus
 
 pytest.importorskip("llama_index.core", reason="needs llama-index-core (the integration extra)")
 wordllama = pytest.importorskip("wordllama", reason="dense retrieval tests need wordllama")

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .baseline import Comparison
-from .results import CaseResult, Totals
+from ..analysis.baseline import Comparison
+from ..evaluation.results import CaseResult, Totals
 
 WORST_SPLITS = 10
 

@@ -6,7 +6,7 @@ import importlib
 import inspect
 from typing import Any
 
-from .errors import ChunkrecallError, describe, user_traceback
+from ..errors import ChunkrecallError, describe, user_traceback
 from .settings import did_you_mean
 
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any
 
-from .chunks import Chunk
+from ..chunking.chunk import Chunk
 
 VERDICTS = ("hit", "split", "ranked_out", "absent")
 MISSES = ("split", "ranked_out", "absent")

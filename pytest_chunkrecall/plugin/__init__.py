@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
+from ..config.settings import SETTING_KEYS
+from ..evaluation.suite import Engine
 from . import hookspecs, options
-from .engine import Engine
 from .items import ENGINE, CaseItem, GoldFile
 from .options import OPTIONS
 from .recorder import Recorder
-from .settings import SETTING_KEYS
 
 DESCRIBED = pytest.StashKey["set[str]"]()
 

@@ -11,15 +11,16 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
-from . import report, sweep
-from .corpus import from_mapping
-from .engine import Engine, Suite
-from .errors import ChunkrecallError, raised
-from .evaluation import Plan, Supplied, plan
-from .gold import Case, load
+from ..analysis import sweep
+from ..chunking.shapes import check_arguments
+from ..corpus import from_mapping
+from ..errors import ChunkrecallError, raised
+from ..evaluation.plan import Plan, Supplied, plan
+from ..evaluation.results import CaseResult
+from ..evaluation.suite import Engine, Suite
+from ..gold import Case, load
+from ..render import terminal as report
 from .options import OPTIONS
-from .results import CaseResult
-from .shapes import check_arguments
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr

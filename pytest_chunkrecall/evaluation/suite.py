@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from . import shapes
-from .chunks import Chunk, place
-from .corpus import Document, read_documents
-from .errors import ChunkrecallError, describe, raised, user_traceback
-from .geometry import ChunkMap, configured_overlap, measure
-from .matching import Matcher
-from .space import MatchSpace
+from ..analysis.geometry import ChunkMap, configured_overlap, measure
+from ..chunking import shapes
+from ..chunking.chunk import Chunk, place
+from ..corpus import Document, read_documents
+from ..errors import ChunkrecallError, describe, raised, user_traceback
+from ..text.folding import Matcher
+from .finder import MatchSpace
 
 T = TypeVar("T")
 

@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..config.settings import did_you_mean
+from ..errors import ChunkrecallError, describe, raised, user_traceback
 from . import adapters
-from .chunks import Chunk
-from .errors import ChunkrecallError, describe, raised, user_traceback
-from .settings import did_you_mean
+from .chunk import Chunk
 
 ChunkFunction = Callable[[str], Any]
 SearchFunction = Callable[[str, int], Any]

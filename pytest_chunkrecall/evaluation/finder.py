@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from .chunks import Chunk
-from .corpus import Document
-from .geometry import ChunkMap
-from .locate import Locator
-from .matching import Folded, Matcher, fold
+from ..analysis.geometry import ChunkMap
+from ..chunking.chunk import Chunk
+from ..corpus import Document
+from ..text.folding import Folded, Matcher, fold
+from ..text.index import Locator
 from .results import Closest
 
 # How many chunk texts each match space keeps prepared (folded) at a time.

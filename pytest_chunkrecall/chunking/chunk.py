@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .matching import Folded, fold, fold_text
+from ..text.folding import Folded, fold, fold_text
 
 # How far past the previous chunk's start a chunk is looked for before the
 # whole rest of the document is searched; keeps placement linear in practice.

@@ -11,15 +11,17 @@ from typing import Any
 
 import pytest
 
-from . import baseline, markdown, report, sweep
-from .baseline import Baseline, Comparison
-from .errors import ChunkrecallError
-from .files import write_atomically
-from .gold import load
+from ..analysis import baseline, sweep
+from ..analysis.baseline import Baseline, Comparison
+from ..analysis.survival import SpanFact, analyse
+from ..analysis.sweep import SweepRow
+from ..errors import ChunkrecallError
+from ..evaluation.results import CaseResult, Totals
+from ..files import write_atomically
+from ..gold import load
+from ..render import markdown
+from ..render import terminal as report
 from .options import OPTIONS
-from .results import CaseResult, Totals
-from .spans import SpanFact, analyse
-from .sweep import SweepRow
 
 
 @dataclass(frozen=True)

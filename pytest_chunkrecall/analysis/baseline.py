@@ -8,8 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ChunkrecallError
-from .results import VERDICTS, CaseResult, Totals, outcome_text
+from ..errors import ChunkrecallError
+from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
 
 FORMAT = 1
 KEY = "chunkrecall_baseline"

@@ -7,14 +7,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .corpus import Document, document_id, find_files
-from .engine import Component, Engine, Suite
-from .errors import ChunkrecallError
-from .gold import Case, GoldFile, load
-from .matching import Matcher
-from .resolve import resolve
-from .results import CaseResult
-from .settings import (
+from ..chunking.shapes import CONFIGURED, check_arguments
+from ..config.resolve import resolve
+from ..config.settings import (
     DEFAULT_CHUNKER,
     DEFAULT_FUZZY_THRESHOLD,
     DEFAULT_K,
@@ -22,7 +17,12 @@ from .settings import (
     DEFAULT_RETRIEVER,
     Settings,
 )
-from .shapes import CONFIGURED, check_arguments
+from ..corpus import Document, document_id, find_files
+from ..errors import ChunkrecallError
+from ..gold import Case, GoldFile, load
+from ..text.folding import Matcher
+from .results import CaseResult
+from .suite import Component, Engine, Suite
 from .verdict import judge
 
 

@@ -15,11 +15,11 @@ from typing import Any
 
 import yaml
 
-from .engine import Component, Engine, Suite
-from .errors import ChunkrecallError
-from .evaluation import Plan
-from .gold import Case
-from .results import CaseResult
+from ..errors import ChunkrecallError
+from ..evaluation.plan import Plan
+from ..evaluation.results import CaseResult
+from ..evaluation.suite import Component, Engine, Suite
+from ..gold import Case
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 

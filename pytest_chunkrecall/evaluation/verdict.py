@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .geometry import shared
-from .gold import Case, SpanRange
-from .matching import Matcher
+from ..analysis.geometry import shared
+from ..chunking.shapes import Retrieved
+from ..gold import Case, SpanRange
+from ..text.folding import Matcher
+from .finder import Location, MatchSpace
 from .results import CaseResult, ChunkView, CutView, Held
-from .shapes import Retrieved
-from .space import Location, MatchSpace
 
 if TYPE_CHECKING:
-    from .engine import Suite
+    from .suite import Suite
 
 _CONTEXT = 40  # characters shown either side of a cut
 

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 import yaml
 
-from . import baseline, sweep
-from .baseline import Baseline
-from .engine import Component
-from .errors import ChunkrecallError, raised
-from .resolve import resolve
-from .settings import SETTING_KEYS, Settings, check_setting
+from ..analysis import baseline, sweep
+from ..analysis.baseline import Baseline
+from ..config.resolve import resolve
+from ..config.settings import SETTING_KEYS, Settings, check_setting
+from ..errors import ChunkrecallError, raised
+from ..evaluation.suite import Component
 
 
 @dataclass(frozen=True)

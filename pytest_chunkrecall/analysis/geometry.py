@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .chunks import Chunk
-from .corpus import Document
+from ..chunking.chunk import Chunk
+from ..corpus import Document
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .baseline import Comparison
-from .results import CaseResult, ChunkView, Totals
-from .spans import finding
+from ..analysis.baseline import Comparison
+from ..analysis.survival import finding
+from ..evaluation.results import CaseResult, ChunkView, Totals
 
 _WHY = {
     "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",

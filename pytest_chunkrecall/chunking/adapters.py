@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from importlib import metadata
 from typing import Any
 
-from .errors import ChunkrecallError, describe
+from ..errors import ChunkrecallError, describe
 
 ChunkFunction = Callable[[str], Any]
 SearchFunction = Callable[[str, int], Any]
