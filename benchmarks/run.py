@@ -43,7 +43,7 @@ from pytest_chunkrecall.corpus import Document  # noqa: E402
 from pytest_chunkrecall.evaluation.suite import Component, Engine  # noqa: E402
 from pytest_chunkrecall.evaluation.verdict import judge  # noqa: E402
 from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
-from pytest_chunkrecall.text.folding import Matcher  # noqa: E402
+from pytest_chunkrecall.text.matcher import Matcher  # noqa: E402
 
 PLUGIN = ("-p", "pytest_chunkrecall.plugin")
 XDIST = ("-p", "xdist.plugin")

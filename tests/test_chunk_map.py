@@ -10,13 +10,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.geometry import ChunkMap
 from pytest_chunkrecall.chunkers import fixed_size
-from pytest_chunkrecall.chunking.chunk import Chunk, place
+from pytest_chunkrecall.chunking.chunk import Chunk
+from pytest_chunkrecall.chunking.placement import place
 from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.evaluation.suite import Component, Engine
 from pytest_chunkrecall.retrievers import bm25
-from pytest_chunkrecall.text.folding import Matcher, fold_text
+from pytest_chunkrecall.text.folding import fold_text
+from pytest_chunkrecall.text.matcher import Matcher
 
 from .conftest import CARE, POLICIES
 

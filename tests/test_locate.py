@@ -5,12 +5,12 @@ from __future__ import annotations
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.geometry import ChunkMap
 from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.evaluation.finder import MatchSpace
-from pytest_chunkrecall.text.folding import Matcher
 from pytest_chunkrecall.text.index import Locator
+from pytest_chunkrecall.text.matcher import Matcher
 
 # Short words that are prefixes, suffixes and infixes of each other, punctuation,
 # an underscore (a word character) and a non-ASCII letter.

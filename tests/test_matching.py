@@ -8,7 +8,8 @@ import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.text.folding import Matcher, fold, fold_text
+from pytest_chunkrecall.text.folding import fold, fold_text
+from pytest_chunkrecall.text.matcher import Matcher
 
 # Whitespace runs, ASCII words and the characters that change length when folded:
 # é (precomposed), e + combining acute (composes), ß and ﬁ (expand), Å as A + ring.

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
 
-from ..analysis.geometry import ChunkMap
 from ..chunking.chunk import Chunk
 from ..corpus import Document
-from ..text.folding import Folded, Matcher, fold
+from ..text.folding import Folded, fold
 from ..text.index import Locator
+from ..text.matcher import Matcher
+from .chunk_map import ChunkMap
 from .results import Closest
 
 # How many chunk texts each match space keeps prepared (folded) at a time.

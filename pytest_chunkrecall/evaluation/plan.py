@@ -20,7 +20,7 @@ from ..config.settings import (
 from ..corpus import Document, document_id, find_files
 from ..errors import ChunkrecallError
 from ..gold import Case, GoldFile, load
-from ..text.folding import Matcher
+from ..text.matcher import Matcher
 from .results import CaseResult
 from .suite import Component, Engine, Suite
 from .verdict import judge

@@ -8,12 +8,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analysis.geometry import ChunkMap, configured_overlap, measure
+from ..analysis.geometry import configured_overlap, measure
 from ..chunking import shapes
-from ..chunking.chunk import Chunk, place
+from ..chunking.chunk import Chunk
+from ..chunking.placement import place
 from ..corpus import Document, read_documents
 from ..errors import ChunkrecallError, describe, raised, user_traceback
-from ..text.folding import Matcher
+from ..retrieval import shapes as retrieval
+from ..retrieval.adapters import SearchFunction
+from ..text.matcher import Matcher
+from .chunk_map import ChunkMap
 from .finder import MatchSpace
 
 T = TypeVar("T")
@@ -170,7 +174,7 @@ class Suite:
             )
         return found
 
-    def search(self, question: str, k: int) -> list[shapes.Retrieved]:
+    def search(self, question: str, k: int) -> list[retrieval.Retrieved]:
         """The retriever's top ``k`` for ``question``."""
         try:
             results = self._search(question, k)
@@ -179,7 +183,7 @@ class Suite:
                 f"retriever {self.retriever.name} raised {describe(exc)} for the question "
                 f"{question!r}:\n{user_traceback(exc)}"
             ) from None
-        return shapes.retrieved(
+        return retrieval.retrieved(
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
         )
 
@@ -198,7 +202,7 @@ class Suite:
 
 def _build_search(
     retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None
-) -> shapes.SearchFunction:
+) -> SearchFunction:
     try:
         built = retriever.obj(list(chunks), **retriever.args)
     except Exception as exc:
@@ -213,4 +217,4 @@ def _build_search(
             "search(question, k) or an object with a retrieve(question, k) method",
             where=where,
         )
-    return shapes.search_function(built, name=retriever.name, where=where)
+    return retrieval.search_function(built, name=retriever.name, where=where)

@@ -6,9 +6,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..analysis.geometry import shared
-from ..chunking.shapes import Retrieved
 from ..gold import Case, SpanRange
-from ..text.folding import Matcher
+from ..retrieval.shapes import Retrieved
+from ..text.matcher import Matcher
 from .finder import Location, MatchSpace
 from .results import CaseResult, ChunkView, CutView, Held
 

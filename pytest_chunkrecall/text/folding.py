@@ -1,7 +1,6 @@
-"""How a needle is matched against text: exact, normalized or fuzzy.
+"""Folding text for matching: NFKC, casefolded, whitespace runs collapsed.
 
-Normalized text is NFKC, casefolded, with whitespace runs collapsed to one
-space. Folding a document keeps a map back to the original offsets, so a span
+Folding a document keeps a map back to the original offsets, so a span
 found in folded text is placed exactly in the document its chunks index.
 """
 
@@ -12,8 +11,6 @@ import unicodedata
 from array import array
 from bisect import bisect_right
 from dataclasses import dataclass
-
-from rapidfuzz import fuzz
 
 _WHITESPACE = re.compile(r"\s+")
 _WHITESPACE_RUN = re.compile(r"\s\s+")  # the runs that folding shortens
@@ -134,29 +131,3 @@ def _segment(
     orig.append(orig_pos)
     size.append(folded_len)
     orig_size.append(orig_len)
-
-
-@dataclass(frozen=True)
-class Matcher:
-    """One match mode, applied the same way to hits, split detection and absent detection."""
-
-    mode: str = "normalized"
-    threshold: float = 90.0
-
-    def prepare(self, text: str) -> str:
-        """A needle, span or chunk text in this mode's match space."""
-        return text.strip() if self.mode == "exact" else fold_text(text)
-
-    def contains(self, text: str, needle: str) -> bool:
-        """Whether prepared ``text`` holds prepared ``needle`` whole."""
-        if self.mode != "fuzzy":
-            return needle in text
-        return self.score(text, needle) >= self.threshold
-
-    def score(self, text: str, needle: str) -> float:
-        """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
-        if len(text) < len(needle):
-            # partial_ratio would align the shorter text inside the needle:
-            # a chunk too short to hold the needle is compared whole instead.
-            return float(fuzz.ratio(needle, text))
-        return float(fuzz.partial_ratio(needle, text))

@@ -1,0 +1,127 @@
+"""Placing a chunker's output back into its document: the offsets of each chunk."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ..text.folding import Folded, fold, fold_text
+
+# How far past the previous chunk's start a chunk is looked for before the
+# whole rest of the document is searched; keeps placement linear in practice.
+_NEAR = 4096
+
+
+# After this many chunks of one document could not be found anywhere, the
+# chunker evidently rewrites text: stop searching whole documents for it.
+_MAX_FULL_SEARCHES = 3
+
+
+def place(
+    document: str, pieces: Iterable[tuple[str, int | None]], *, overlap: int | None = None
+) -> list[tuple[int, int] | None]:
+    """Find where each ``(text, start_hint)`` piece sits in ``document``: its ``(start, end)``.
+
+    A hint is trusted when the document really holds the text there. Otherwise
+    the text is tried where the last stride between chunks would put it (or,
+    for the second chunk, where the chunker's configured ``overlap`` would), then
+    looked for moving forward from the previous chunk's start (so overlapping
+    chunks are found), first nearby, then in the rest of the document; each time
+    verbatim, and as the normalized match mode sees text (a splitter that joins
+    lines with one newline where the document has a blank line), where ``end -
+    start`` may differ from the text's length. The verbatim match is taken when
+    it follows on from the previous chunk, else the earlier of the two. A piece
+    found neither way gets ``None``. Text that repeats in the document is
+    placed at its first occurrence after the previous chunk.
+    """
+    finder = _Finder(document)
+    found: list[tuple[int, int] | None] = []
+    cursor = 0
+    full_searches_failed = 0
+    previous: tuple[int, int] | None = None
+    previous_hinted = True
+    stride: int | None = None
+    for text, hint in pieces:
+        predicted = None
+        if previous is not None and stride:
+            predicted = previous[0] + stride
+        elif previous is not None and overlap is not None:
+            predicted = previous[1] - overlap
+        held = hint is not None and document.startswith(text, hint)
+        # A hint back before the previous chunk, right after a chunk placed
+        # without its own hint, is a library that lost count (LangChain's
+        # start_index after a chunk it could not find searches again from near
+        # the top, and finds a passage that repeats): it is the last resort.
+        doubtful = held and hint is not None and hint < cursor and not previous_hinted
+        where: tuple[int, int] | None = None
+        if held and not doubtful:
+            assert hint is not None
+            where = (hint, hint + len(text))
+        elif predicted is not None and document.startswith(text, predicted):
+            where = (predicted, predicted + len(text))
+        else:
+            full = full_searches_failed < _MAX_FULL_SEARCHES
+            reached = previous[1] if previous is not None else 0
+            where = finder.search(text, cursor, reached, full=full)
+            if where is None and full:
+                full_searches_failed += 1
+            if where is None and doubtful:
+                assert hint is not None
+                where = (hint, hint + len(text))
+        previous_hinted = where is not None and where[0] == hint
+        if where is not None:
+            cursor = where[0] + 1 if text else where[0]
+            stride = where[0] - previous[0] if previous is not None else None
+            previous = where
+        found.append(where)
+    return found
+
+
+class _Finder:
+    """Looks for chunk texts in one document, verbatim or normalized (folded once, when needed)."""
+
+    def __init__(self, document: str) -> None:
+        self.document = document
+        self._folded: Folded | None = None
+
+    def search(self, text: str, cursor: int, reached: int, *, full: bool) -> tuple[int, int] | None:
+        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere.
+
+        Nearby is within reach of ``reached``, where the previous chunk ends. A
+        verbatim match that leaves text no chunk holds after the previous chunk
+        gives way to an earlier normalized one: the chunk is more likely there.
+        """
+        near = max(cursor, reached) + len(text) + _NEAR
+        for limit in (near, len(self.document)) if full else (near,):
+            start = self.document.find(text, cursor, limit)
+            if start >= 0 and not self.document[reached:start].strip():
+                return start, start + len(text)
+            where = self._normalized(text, cursor, limit)
+            if where is not None and (start < 0 or where[0] < start):
+                return where
+            if start >= 0:
+                return start, start + len(text)
+        return None
+
+    def _normalized(self, text: str, cursor: int, limit: int) -> tuple[int, int] | None:
+        wanted = fold_text(text)
+        if not wanted:
+            return None
+        if self._folded is None:
+            self._folded = fold(self.document)
+        folded = self._folded
+        # A limit inside a whitespace run that folding shortened maps to the
+        # run's one space, which the bound must still admit.
+        high = folded.folded_start(limit) + 1
+        at = folded.text.find(wanted, folded.folded_start(cursor), high)
+        while at >= 0:
+            start, end = folded.original_start(at), folded.original_end(at + len(wanted))
+            # Whole characters of the document from the cursor on: not part of
+            # one that folding merged (e + accent) or expanded (ß to ss).
+            if (
+                start >= cursor
+                and folded.folded_start(start) == at
+                and folded.folded_start(end) == at + len(wanted)
+            ):
+                return start, end
+            at = folded.text.find(wanted, at + 1, high)
+        return None

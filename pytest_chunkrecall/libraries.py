@@ -1,0 +1,71 @@
+"""The RAG libraries whose objects are recognised, each as a family of classes."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from .errors import ChunkrecallError
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A family of library objects: the class they descend from and the package shipping it."""
+
+    library: str  # as people call it
+    what: str  # what the objects are, in the library's words
+    packages: tuple[str, ...]  # the top-level packages the base class may be defined in
+    base: str  # the base class's name
+    distribution: str  # the package to name in messages
+    known: str  # the versions whose API this adapter was written against
+
+    def describes(self, obj: Any) -> bool:
+        """Whether ``obj`` (a class or an instance) descends from this kind's base class."""
+        cls = obj if inspect.isclass(obj) else type(obj)
+        for ancestor in getattr(cls, "__mro__", ()):
+            package = (getattr(ancestor, "__module__", "") or "").partition(".")[0]
+            if ancestor.__name__ == self.base and package in self.packages:
+                return True
+        return False
+
+    def changed(self, role: str, name: str, problem: str, where: str | None) -> ChunkrecallError:
+        """The error for an object of this kind whose API is not the one the adapter knows."""
+        try:
+            installed = f"{self.distribution} {metadata.version(self.distribution)}"
+        except metadata.PackageNotFoundError:
+            installed = f"an unknown version of {self.distribution}"
+        return ChunkrecallError(
+            f"{role} {name} is a {self.library} {self.what}, but {problem}: {installed} is "
+            f"installed, and pytest-chunkrecall knows the API of {self.distribution} "
+            f"{self.known}; install such a version, or wrap the {self.what} in a plain "
+            f"function",
+            where=where,
+        )
+
+
+_LANGCHAIN = ("langchain_core", "langchain_text_splitters", "langchain")
+_LLAMAINDEX = ("llama_index",)
+_LC, _LI = "1.x", "0.14"
+
+# fmt: off
+LANGCHAIN_SPLITTER = Kind("LangChain", "text splitter", _LANGCHAIN, "TextSplitter", "langchain-text-splitters", _LC)
+LLAMAINDEX_PARSER = Kind("LlamaIndex", "node parser", _LLAMAINDEX, "NodeParser", "llama-index-core", _LI)
+CHONKIE_CHUNKER = Kind("chonkie", "chunker", ("chonkie",), "BaseChunker", "chonkie", "1.x")
+SEMCHUNK_CHUNKER = Kind("semchunk", "chunker", ("semchunk",), "Chunker", "semchunk", "3.x and 4.x")
+LANGCHAIN_STORE = Kind("LangChain", "vector store", _LANGCHAIN, "VectorStore", "langchain-core", _LC)
+LANGCHAIN_RETRIEVER = Kind("LangChain", "retriever", _LANGCHAIN, "BaseRetriever", "langchain-core", _LC)
+LLAMAINDEX_RETRIEVER = Kind("LlamaIndex", "retriever", _LLAMAINDEX, "BaseRetriever", "llama-index-core", _LI)
+LLAMAINDEX_INDEX = Kind("LlamaIndex", "index", _LLAMAINDEX, "BaseIndex", "llama-index-core", _LI)
+# fmt: on
+
+
+def library_method(
+    obj: Any, method: str, kind: Kind, name: str, where: str | None, role: str = "retriever"
+) -> Callable[..., Any]:
+    found = getattr(obj, method, None)
+    if not callable(found):
+        raise kind.changed(role, name, f"it has no {method}() method", where)
+    return found  # type: ignore[no-any-return]

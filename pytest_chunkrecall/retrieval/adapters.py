@@ -1,0 +1,98 @@
+"""Retrievers, vector stores and indexes from RAG libraries, recognised by their classes.
+
+As for chunkers, nothing is imported until an object is recognised; each
+adapter asks its library for exactly the ``k`` chunks a case wants.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ..libraries import (
+    LANGCHAIN_RETRIEVER,
+    LANGCHAIN_STORE,
+    LLAMAINDEX_INDEX,
+    LLAMAINDEX_RETRIEVER,
+    library_method,
+)
+
+SearchFunction = Callable[[str, int], Any]
+
+
+RETRIEVER_LIBRARIES = "a LangChain retriever or vector store, or a LlamaIndex retriever or index"
+
+
+def searcher(built: Any, *, name: str, where: str | None) -> SearchFunction | None:
+    """The search function of a library retriever, store or index, or ``None`` if it is none."""
+    if inspect.isclass(built):
+        return None
+    if LANGCHAIN_STORE.describes(built):
+        search = library_method(built, "similarity_search", LANGCHAIN_STORE, name, where)
+        return lambda question, k: search(question, k=k)
+    if LANGCHAIN_RETRIEVER.describes(built):
+        return _langchain_retriever(built, name=name, where=where)
+    if LLAMAINDEX_RETRIEVER.describes(built):
+        return _llamaindex_retriever(built, name=name, where=where)
+    if LLAMAINDEX_INDEX.describes(built):
+        return _llamaindex_index(built, name=name, where=where)
+    return None
+
+
+def _langchain_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    # A LangChain retriever returns as many documents as its own setting says
+    # (BM25Retriever.k, VectorStoreRetriever.search_kwargs["k"]); a copy with
+    # that setting at the case's k is made once per k.
+    library_method(built, "invoke", LANGCHAIN_RETRIEVER, name, where)
+    fields = getattr(type(built), "model_fields", None) or {}
+    copy = getattr(built, "model_copy", None)
+    search_kwargs = getattr(built, "search_kwargs", None)
+
+    def sized(k: int) -> Any:
+        if copy is None:
+            return built
+        if "k" in fields and isinstance(getattr(built, "k", None), int):
+            return copy(update={"k": k})
+        if "search_kwargs" in fields and isinstance(search_kwargs, Mapping):
+            return copy(update={"search_kwargs": {**search_kwargs, "k": k}})
+        return built
+
+    return _per_k(sized, lambda retriever, question: retriever.invoke(question))
+
+
+def _llamaindex_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    # LlamaIndex retrievers keep their k in similarity_top_k (a settable
+    # property on VectorIndexRetriever); it is set to the case's k before
+    # each question. Results are NodeWithScore, read through .node.
+    retrieve = library_method(built, "retrieve", LLAMAINDEX_RETRIEVER, name, where)
+    settable = isinstance(getattr(built, "similarity_top_k", None), int)
+
+    def search(question: str, k: int) -> Any:
+        if settable and built.similarity_top_k != k:
+            with contextlib.suppress(AttributeError):  # read-only: it returns what it returns
+                built.similarity_top_k = k
+        return retrieve(question)
+
+    return search
+
+
+def _llamaindex_index(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    as_retriever = library_method(built, "as_retriever", LLAMAINDEX_INDEX, name, where)
+    return _per_k(
+        lambda k: as_retriever(similarity_top_k=k),
+        lambda retriever, question: retriever.retrieve(question),
+    )
+
+
+def _per_k(make: Callable[[int], Any], ask: Callable[[Any, str], Any]) -> SearchFunction:
+    """A search function asking a retriever made by ``make(k)``, made once for each k."""
+    made: dict[int, Any] = {}
+
+    def search(question: str, k: int) -> Any:
+        if k not in made:
+            made[k] = make(k)
+        return ask(made[k], question)
+
+    return search

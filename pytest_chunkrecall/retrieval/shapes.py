@@ -1,0 +1,133 @@
+"""The shapes a retriever and its results come in."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..callables import accepts, iterable, shape, text_of
+from ..chunking.chunk import Chunk
+from ..errors import ChunkrecallError, describe, user_traceback
+from . import adapters
+from .adapters import SearchFunction
+
+RESULT_SHAPES = (
+    "a Chunk, an int index into the chunk list, a str, an object with .text or "
+    ".page_content, or a (result, score) pair of one of these"
+)
+
+
+_SEARCH_METHODS = ("retrieve", "search", "invoke", "similarity_search")
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """One search result: its rank (1-based), its text, and the chunk it is (when known)."""
+
+    rank: int
+    text: str
+    chunk: Chunk | None
+
+
+def search_function(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    """A function ``(question, k) -> results`` from what a retriever factory returned."""
+    adapted = adapters.searcher(built, name=name, where=where)
+    if adapted is not None:
+        return adapted
+    for method_name in _SEARCH_METHODS:
+        method = getattr(built, method_name, None)
+        if callable(method) and not inspect.isclass(built):
+            return _with_k(
+                method, keyword=method_name == "similarity_search", fixed=method_name == "invoke"
+            )
+    if callable(built) and not inspect.isclass(built):
+        return _with_k(built, keyword=False, fixed=False)
+    raise ChunkrecallError(
+        f"retriever {name} returned {shape(built)}; the factory must return a function "
+        "search(question, k), an object with a retrieve(question, k), search or invoke method, "
+        f"or {adapters.RETRIEVER_LIBRARIES}",
+        where=where,
+    )
+
+
+def retrieved(
+    results: Any, *, chunks: Sequence[Chunk], by_text: Mapping[str, int], name: str, k: int
+) -> list[Retrieved]:
+    """The first ``k`` search results as :class:`Retrieved`, in rank order."""
+    if results is None or isinstance(results, str | bytes | Mapping) or not iterable(results):
+        raise ChunkrecallError(
+            f"retriever {name} returned {shape(results)}; it must return a list of results, "
+            f"each {RESULT_SHAPES}"
+        )
+    found = []
+    for rank, result in enumerate(results, start=1):
+        if rank > k:
+            break
+        try:
+            found.append(_one_result(result, rank, chunks=chunks, by_text=by_text, name=name))
+        except ChunkrecallError:
+            raise
+        except Exception as exc:  # a property of the user's result object that raised
+            raise ChunkrecallError(
+                f"retriever {name}: reading its result at rank {rank} raised {describe(exc)}:\n"
+                f"{user_traceback(exc)}"
+            ) from None
+    return found
+
+
+def _one_result(
+    result: Any, rank: int, *, chunks: Sequence[Chunk], by_text: Mapping[str, int], name: str
+) -> Retrieved:
+    item = result
+    # numbers.Integral and numbers.Real, not int and float: numpy's integers and
+    # float32 scores (what an argsort over a score vector gives) are no subclasses.
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
+        item = item[0]  # (result, score)
+    if not isinstance(item, str | numbers.Integral | Chunk | Mapping) and hasattr(item, "node"):
+        item = item.node  # a scored node, as LlamaIndex returns
+    index: Any = None
+    text: Any = None
+    if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+        index = int(item)
+    elif isinstance(item, Chunk):
+        same = 0 <= item.index < len(chunks) and chunks[item.index].text == item.text
+        index, text = (item.index if same else None), item.text
+    elif isinstance(item, str):
+        text = item
+    elif isinstance(item, Mapping):
+        index, text = item.get("index"), item.get("text")
+    else:
+        metadata = getattr(item, "metadata", None)
+        if isinstance(metadata, Mapping):
+            index = metadata.get("chunkrecall_index")
+        text = text_of(item)
+    if index is not None:
+        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+            raise ChunkrecallError(
+                f"retriever {name} returned index {index!r} at rank {rank}; an index must be a "
+                "whole number"
+            )
+        if not 0 <= int(index) < len(chunks):
+            raise ChunkrecallError(
+                f"retriever {name} returned index {index!r} at rank {rank}, but the chunk "
+                f"list has indexes 0 to {len(chunks) - 1}"
+            )
+        return Retrieved(rank, chunks[int(index)].text, chunks[int(index)])
+    if not isinstance(text, str):
+        raise ChunkrecallError(
+            f"retriever {name} returned {shape(result)} at rank {rank}; each result must be "
+            f"{RESULT_SHAPES}"
+        )
+    known = by_text.get(text)
+    return Retrieved(rank, text, chunks[known] if known is not None else None)
+
+
+def _with_k(method: Callable[..., Any], *, keyword: bool, fixed: bool) -> SearchFunction:
+    if keyword:
+        return lambda question, k: method(question, k=k)
+    if not fixed and accepts(method, ("question", "k"), {}):
+        return lambda question, k: method(question, k)
+    return lambda question, k: method(question)
