@@ -193,3 +193,13 @@ def preview(text: str, width: int = PREVIEW) -> str:
     if len(flat) <= width:
         flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+@dataclass(frozen=True)
+class GoldFileSummary:
+    """One gold file of a run: its facts (``None`` until a case of it ran), results and span arithmetic."""
+
+    path: str
+    info: dict[str, Any] | None
+    results: list[CaseResult]
+    analysis: dict[str, Any] | None

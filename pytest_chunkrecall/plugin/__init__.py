@@ -11,6 +11,7 @@ import pytest
 from ..config.settings import SETTING_KEYS
 from ..evaluation.suite import Engine
 from . import hookspecs, options
+from .ending import RunEnd
 from .items import ENGINE, CaseItem, GoldFile
 from .options import OPTIONS
 from .recorder import Recorder
@@ -114,7 +115,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[ENGINE] = Engine(config.rootpath)
     config.stash[DESCRIBED] = set()
     if not hasattr(config, "workerinput"):
-        config.pluginmanager.register(Recorder(config), "chunkrecall-recorder")
+        recorder = Recorder(config)
+        config.pluginmanager.register(recorder, "chunkrecall-recorder")
+        config.pluginmanager.register(RunEnd(recorder), "chunkrecall-end")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile | None:

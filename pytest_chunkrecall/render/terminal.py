@@ -297,22 +297,3 @@ def comparison_lines(name: str, comparison: Comparison, *, updating: bool) -> li
     for nodeid in comparison.removed:
         lines.append(f"  removed {nodeid}")
     return lines
-
-
-def comparison_json(comparison: Comparison) -> dict[str, Any]:
-    """The comparison with the baseline, for the JSON report."""
-
-    def ids(results: Iterable[CaseResult]) -> list[str]:
-        return [f"{r.gold_file}::{r.id}" for r in results]
-
-    return {
-        "regressions": ids(r for r, _ in comparison.regressions),
-        "improvements": ids(r for r, _ in comparison.improvements),
-        "known_misses": ids(comparison.known_misses),
-        "new": ids(comparison.new),
-        "removed": list(comparison.removed),
-        "common_cases": comparison.common,
-        "baseline_hits": comparison.baseline_hits,
-        "hits": comparison.current_hits,
-        "drop_points": round(comparison.drop_points, 4),
-    }

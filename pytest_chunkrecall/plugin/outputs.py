@@ -1,0 +1,58 @@
+"""Writing the run's files: the JSON report, the Markdown summary and GitHub's step summary.
+
+Only the process that gathers the reports writes (a serial run, or the xdist
+controller). A file that cannot be written fails the run with one red line;
+it never ends the run in a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ..evaluation.results import Totals
+from ..files import write_atomically
+from ..render import json_report, markdown
+from .gate import GateOutcome, accept_command
+from .options import OPTIONS
+from .recorder import Recorder
+
+
+def write_outputs(recorder: Recorder, outcome: GateOutcome, session: pytest.Session) -> None:
+    """Write the report and the Markdown the options ask for."""
+    options = recorder.config.stash[OPTIONS]
+    if options.report:
+        _write(outcome, session, Path(options.report), json_report.dumps(recorder.report(outcome)))
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not options.markdown and not step_summary:
+        return
+    text = markdown.render(
+        Totals.of(recorder.results()),
+        [(s.path, s.info, s.results) for s in recorder.gold_files()],
+        outcome.comparison,
+        outcome.failures,
+        accept=accept_command(recorder.config),
+        failed=session.exitstatus != pytest.ExitCode.OK,
+    )
+    if options.markdown:
+        _write(outcome, session, Path(options.markdown), text)
+    if step_summary:
+        try:
+            with open(step_summary, "a", encoding="utf-8") as handle:
+                handle.write(text)
+        except OSError as exc:
+            outcome.notes.append(
+                f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+            )
+
+
+def _write(outcome: GateOutcome, session: pytest.Session, path: Path, text: str) -> None:
+    """Write a file of the run; failing to is a red line and a failed run, not a traceback."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, text)
+    except OSError as exc:
+        outcome.failures.append(f"cannot write {path}: {exc.strerror or exc}")
+        outcome.fail(session)

@@ -1,0 +1,74 @@
+"""The JSON report: one document of the whole run, for CI, scripts and the HTML page.
+
+This module alone decides the report's shape; ``report.schema.json`` beside it
+describes that shape for the report's readers, and the tests validate every
+report they produce against it. The report is strict JSON: no NaN, no infinity.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from ..analysis.baseline import Comparison
+from ..evaluation.results import CaseResult, GoldFileSummary, Totals
+
+FORMAT = 1
+
+
+def build(
+    *,
+    cases: Sequence[Mapping[str, Any]],
+    results: Sequence[CaseResult],
+    gold_files: Iterable[GoldFileSummary],
+    unevaluated: Sequence[str],
+    sweep: Mapping[str, Any] | None = None,
+    baseline: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The report of a run: totals, each gold file, each case; the sweep and baseline if any."""
+    data: dict[str, Any] = {
+        "chunkrecall_report": FORMAT,
+        "totals": Totals.of(results).to_json(),
+        "gold_files": [
+            {
+                "path": summary.path,
+                # a gold file none of whose cases ran was never chunked: null, not missing
+                **{"chunks": None, "corpus_chars": None, **(summary.info or {})},
+                "spans": summary.analysis,
+                "totals": Totals.of(summary.results).to_json(),
+            }
+            for summary in gold_files
+        ],
+        "cases": list(cases),
+        "unevaluated": list(unevaluated),
+    }
+    if sweep is not None:
+        data["sweep"] = dict(sweep)
+    if baseline is not None:
+        data["baseline"] = dict(baseline)
+    return data
+
+
+def comparison_json(comparison: Comparison) -> dict[str, Any]:
+    """The comparison with the baseline, for the report's ``baseline`` object."""
+
+    def ids(results: Iterable[CaseResult]) -> list[str]:
+        return [f"{r.gold_file}::{r.id}" for r in results]
+
+    return {
+        "regressions": ids(r for r, _ in comparison.regressions),
+        "improvements": ids(r for r, _ in comparison.improvements),
+        "known_misses": ids(comparison.known_misses),
+        "new": ids(comparison.new),
+        "removed": list(comparison.removed),
+        "common_cases": comparison.common,
+        "baseline_hits": comparison.baseline_hits,
+        "hits": comparison.current_hits,
+        "drop_points": round(comparison.drop_points, 4),
+    }
+
+
+def dumps(report: Mapping[str, Any]) -> str:
+    """The report as text: indented, and refusing NaN and infinity, which JSON has no words for."""
+    return json.dumps(report, indent=2, allow_nan=False) + "\n"
