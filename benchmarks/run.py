@@ -40,7 +40,7 @@ import synthetic  # noqa: E402
 from pytest_chunkrecall.analysis.survival import SpanFact, analyse  # noqa: E402
 from pytest_chunkrecall.chunkers import fixed_size  # noqa: E402
 from pytest_chunkrecall.corpus import Document  # noqa: E402
-from pytest_chunkrecall.evaluation.suite import Component, Engine  # noqa: E402
+from pytest_chunkrecall.evaluation.suite import Component, SuiteCache  # noqa: E402
 from pytest_chunkrecall.evaluation.verdict import judge  # noqa: E402
 from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
 from pytest_chunkrecall.text.matcher import Matcher  # noqa: E402
@@ -281,14 +281,14 @@ def geometry(project: synthetic.Project, sizes: Sizes) -> Row:
         Document(path.name, path.read_text(encoding="utf-8"))
         for path in sorted((project.root / "docs").glob("*.md"))
     )
-    suite = Engine().suite(
+    suite = SuiteCache().suite(
         documents,
         Component.of("fixed_size", fixed_size, {"size": 800, "overlap": 200}),
         Component.of("nothing", lambda chunks: lambda question, k: []),  # every span is located
     )
     matcher = Matcher("normalized")
     started = time.perf_counter()
-    suite.space(matcher).occurrences(matcher.prepare(project.facts[0].needle))
+    suite.finder(matcher).occurrences(matcher.prepare(project.facts[0].needle))
     index = time.perf_counter() - started
     times = []
     for count in sizes.spans:
@@ -297,7 +297,8 @@ def geometry(project: synthetic.Project, sizes: Sizes) -> Row:
             for f in project.facts[:count]
         ]
         started = time.perf_counter()
-        results = [judge(suite, c, gold_file="g", k=5, matcher=matcher) for c in cases]
+        space = suite.finder(matcher)
+        results = [judge(c, suite.search(c.question, 5), space, gold_file="g", k=5) for c in cases]
         analyse([SpanFact(r.id, r.span_length, r.span_split) for r in results], suite.geometry())
         times.append(time.perf_counter() - started)
     (small, large), ratio = sizes.spans, times[1] / times[0]

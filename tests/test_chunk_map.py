@@ -15,7 +15,7 @@ from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.chunking.placement import place
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
-from pytest_chunkrecall.evaluation.suite import Component, Engine
+from pytest_chunkrecall.evaluation.suite import Component, SuiteCache
 from pytest_chunkrecall.retrievers import bm25
 from pytest_chunkrecall.text.folding import fold_text
 from pytest_chunkrecall.text.matcher import Matcher
@@ -122,7 +122,7 @@ def suite_of(texts, cuts):
     def chunker(text):
         return [text[i:j].upper() if rewrite else text[i:j] for i, j, rewrite in next(plans)]
 
-    engine = Engine()
+    engine = SuiteCache()
     return engine.suite(documents, Component.of("slices", chunker), Component.of("bm25", bm25))
 
 
@@ -139,7 +139,7 @@ def test_whole_in_some_chunk_agrees_with_a_literal_scan(corpus, data, mode):
     pattern = matcher.prepare(text[edges[i] : edges[j]])
     if not pattern:
         return
-    location = suite.space(matcher).locate(pattern)
+    location = suite.finder(matcher).locate(pattern)
     whole = any(pattern in matcher.prepare(c.text) for c in suite.chunks)
     assert location.whole == whole, (pattern, [c.text for c in suite.chunks])
     if whole:
@@ -157,11 +157,11 @@ def test_whole_in_some_chunk_on_real_text(chunking_evaluation):
     assert excerpts
     documents = (Document("sotu.md", corpus),)
     chunker = Component.of("fixed", fixed_size, {"size": 400, "overlap": 100})
-    suite = Engine().suite(documents, chunker, Component.of("bm25", bm25))
+    suite = SuiteCache().suite(documents, chunker, Component.of("bm25", bm25))
     windows = fixed_size(corpus, 400, 100)
     for mode in ("exact", "normalized"):
         matcher = Matcher(mode)
-        space = suite.space(matcher)
+        space = suite.finder(matcher)
         for ref in excerpts:
             pattern = matcher.prepare(ref["content"])
             location = space.locate(pattern)
@@ -178,7 +178,7 @@ def test_whole_in_some_chunk_on_real_text(chunking_evaluation):
 
 def placed_windows(text: str, size: int, overlap: int) -> list[tuple[int | None, int | None]]:
     chunker = Component.of("fixed", fixed_size, {"size": size, "overlap": overlap})
-    suite = Engine().suite((Document("d.md", text),), chunker, Component.of("bm25", bm25))
+    suite = SuiteCache().suite((Document("d.md", text),), chunker, Component.of("bm25", bm25))
     return [(c.start, c.end) for c in suite.chunks]
 
 

@@ -21,7 +21,7 @@ from pytest_chunkrecall.evaluation.results import (
     preview,
 )
 from pytest_chunkrecall.text.folding import fold
-from pytest_chunkrecall.text.index import Locator
+from pytest_chunkrecall.text.index import WordIndex
 
 # ---------------------------------------------------------------- locating
 
@@ -63,7 +63,7 @@ def scan(texts: list[str], pattern: str) -> list[tuple[int, int]]:
 @example((["aba ab, ba ab"], "ab, b"))
 def test_find_through_the_rarest_anchor_equals_a_literal_scan(case):
     texts, pattern = case
-    assert Locator(texts).find(pattern) == scan(texts, pattern)
+    assert WordIndex(texts).find(pattern) == scan(texts, pattern)
 
 
 # ---------------------------------------------------------------- folding

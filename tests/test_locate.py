@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
-from pytest_chunkrecall.evaluation.finder import MatchSpace
-from pytest_chunkrecall.text.index import Locator
+from pytest_chunkrecall.evaluation.finder import Finder
+from pytest_chunkrecall.text.index import WordIndex
 from pytest_chunkrecall.text.matcher import Matcher
 
 # Short words that are prefixes, suffixes and infixes of each other, punctuation,
@@ -51,12 +51,12 @@ def texts_and_pattern(draw):
 @example(([""], "a"))
 def test_find_equals_a_scan_of_every_position(case):
     texts, pattern = case
-    assert Locator(texts).find(pattern) == scan(texts, pattern)
+    assert WordIndex(texts).find(pattern) == scan(texts, pattern)
 
 
 def test_find_reuses_one_index_for_many_patterns():
     texts = ["The refund window is 30 days.", "Express shipping: 2 business days"]
-    locator = Locator(texts)
+    locator = WordIndex(texts)
     for pattern in ["days", "30 days", "ays", "s: 2", " ", "Express", "refund window is 30 days."]:
         assert locator.find(pattern) == scan(texts, pattern), pattern
     assert locator.find("") == []
@@ -75,10 +75,10 @@ def shortest_passage(texts: list[str], start: str, end: str) -> int | None:
     return best
 
 
-def space_of(texts: list[str]) -> MatchSpace:
+def space_of(texts: list[str]) -> Finder:
     documents = [Document(f"d{n}", text) for n, text in enumerate(texts)]
     chunks = [Chunk(t, f"d{n}", n, 0, len(t)) for n, t in enumerate(texts)]
-    return MatchSpace(documents, ChunkMap(chunks), chunks, Matcher("exact"))
+    return Finder(documents, ChunkMap(chunks), chunks, Matcher("exact"))
 
 
 WORDS = st.lists(st.sampled_from(["a", "b", "ab", " ", "."]), min_size=1, max_size=3).map("".join)

@@ -18,7 +18,7 @@ import yaml
 from ..errors import ChunkrecallError
 from ..evaluation.plan import Plan
 from ..evaluation.results import CaseResult
-from ..evaluation.suite import Component, Engine, Suite
+from ..evaluation.suite import Component, Suite, SuiteCache
 from ..gold import Case
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
@@ -55,7 +55,7 @@ def contributions(
     suite: Suite,
     result: CaseResult,
     settings: list[dict[str, Any]],
-    engine: Engine,
+    suites: SuiteCache,
 ) -> list[dict[str, Any]]:
     """What one case adds to each row: the configured setting (its result), then each setting."""
     swept = {name: plan.chunker.args.get(name) for name in settings[0]}
@@ -65,7 +65,7 @@ def contributions(
         chunker = Component.of(chunker.name, chunker.obj, {**chunker.args, **setting})
         at = plan.with_chunker(chunker)
         try:
-            other = at.suite(engine)
+            other = at.suite(suites)
             found.append(_contribution(at, other, at.evaluate(other, case)))
         except ChunkrecallError as exc:
             found.append({"error": exc.message.splitlines()[0]})

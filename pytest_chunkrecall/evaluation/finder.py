@@ -12,7 +12,7 @@ from rapidfuzz import fuzz, process
 from ..chunking.chunk import Chunk
 from ..corpus import Document
 from ..text.folding import Folded, fold
-from ..text.index import Locator
+from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
 from .results import Closest
@@ -46,7 +46,7 @@ class Location:
         return self.holder is not None or self.occurrence is not None
 
 
-class MatchSpace:
+class Finder:
     """Documents and chunks prepared for one :class:`Matcher`, located against lazily."""
 
     def __init__(
@@ -62,13 +62,19 @@ class MatchSpace:
         self.matcher = matcher
         self._folds: list[Folded] | None = None
         self._texts: list[str] | None = None
-        self._locator: Locator | None = None
+        self._index: WordIndex | None = None
         # The chunks of recent results in match space: enough for the top k of
         # the questions that retrieve the same chunks, without keeping a folded
         # copy of every chunk ever retrieved (a second corpus, in a large suite).
         self._prepare = functools.lru_cache(maxsize=_PREPARED_CHUNKS)(matcher.prepare)
         self._all_prepared: list[str] | None = None
         self._by_id: dict[str, Document] | None = None
+
+    def document(self, doc_id: str) -> Document:
+        """The document with id ``doc_id``."""
+        if self._by_id is None:
+            self._by_id = {doc.id: doc for doc in self.documents}
+        return self._by_id[doc_id]
 
     def prepared(self, chunk: Chunk) -> str:
         """The chunk's text in match space."""
@@ -98,10 +104,10 @@ class MatchSpace:
     def occurrences(self, pattern: str) -> list[Occurrence]:
         """Every occurrence of the prepared ``pattern`` in the corpus, in corpus order."""
         texts = self._match_texts()
-        if self._locator is None:
-            self._locator = Locator(texts)
+        if self._index is None:
+            self._index = WordIndex(texts)
         found = []
-        for doc_no, pos in self._locator.find(pattern):
+        for doc_no, pos in self._index.find(pattern):
             start, end = self._original(doc_no, pos, pos + len(pattern))
             found.append(Occurrence(self.documents[doc_no].id, start, end))
         return found
@@ -109,13 +115,13 @@ class MatchSpace:
     def passage(self, start: str, end: str) -> str | None:
         """The shortest passage (in match space) that starts with ``start`` and ends with ``end``."""
         texts = self._match_texts()
-        if self._locator is None:
-            self._locator = Locator(texts)
+        if self._index is None:
+            self._index = WordIndex(texts)
         starts: dict[int, list[int]] = {}
-        for doc_no, pos in self._locator.find(start):
+        for doc_no, pos in self._index.find(start):
             starts.setdefault(doc_no, []).append(pos)
         best: tuple[int, int, int] | None = None  # (length, doc, start)
-        for doc_no, pos in self._locator.find(end):
+        for doc_no, pos in self._index.find(end):
             candidates = starts.get(doc_no, [])
             finish = pos + len(end)
             i = bisect_right(candidates, pos) - 1
@@ -171,9 +177,7 @@ class MatchSpace:
         """
         if chunk.start is None or chunk.end is None:
             return chunk.text
-        if self._by_id is None:
-            self._by_id = {doc.id: doc for doc in self.documents}
-        text = self._by_id[chunk.doc].text
+        text = self.document(chunk.doc).text
         # Out to whole words, but within twice the reach: text without spaces
         # (Chinese, Japanese) has no word to finish.
         lowest, highest = max(0, chunk.start - 2 * reach), min(len(text), chunk.end + 2 * reach)

@@ -22,7 +22,7 @@ from ..errors import ChunkrecallError
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
 from .results import CaseResult
-from .suite import Component, Engine, Suite
+from .suite import Component, Suite, SuiteCache
 from .verdict import judge
 
 
@@ -62,12 +62,14 @@ class Plan:
 
     def evaluate(self, suite: Suite, case: Case) -> CaseResult:
         """Evaluate one case of this gold file against ``suite``."""
+        k = self.k(case)
+        top = suite.search(case.question, k)
         return judge(
-            suite,
             case,
+            top,
+            suite.finder(self.matcher(case)),
             gold_file=self.name,
-            k=self.k(case),
-            matcher=self.matcher(case),
+            k=k,
             length=self.measure,
             unit=self.unit,
         )
@@ -86,14 +88,14 @@ class Plan:
             DEFAULT_FUZZY_THRESHOLD if threshold is None else threshold,
         )
 
-    def suite(self, engine: Engine) -> Suite:
-        """The suite for this plan, built by ``engine`` once per configuration."""
+    def suite(self, suites: SuiteCache) -> Suite:
+        """The suite for this plan, built by ``suites`` once per configuration."""
         documents = self.documents
         if documents is None:
-            documents = engine.documents(
+            documents = suites.documents(
                 self.files, self.loader, where=self.settings.where("corpus")
             )
-        return engine.suite(documents, self.chunker, self.retriever, where=self.name)
+        return suites.suite(documents, self.chunker, self.retriever, where=self.name)
 
     @property
     def corpus_key(self) -> str:
@@ -214,7 +216,7 @@ def evaluate(
     *,
     rootdir: str | Path | None = None,
     settings: Settings | None = None,
-    engine: Engine | None = None,
+    suites: SuiteCache | None = None,
 ) -> list[CaseResult]:
     """Evaluate every case of the gold file at ``path`` (skipped cases excepted).
 
@@ -224,5 +226,5 @@ def evaluate(
     root = Path(rootdir).resolve() if rootdir else Path.cwd()
     gold = load(gold_path, name=document_id(gold_path, root))
     the_plan = plan(gold, name=document_id(gold_path, root), rootdir=root, ini=settings)
-    suite = the_plan.suite(engine or Engine(root))
+    suite = the_plan.suite(suites or SuiteCache(root))
     return [the_plan.evaluate(suite, case) for case in gold.cases if case.skip is None]

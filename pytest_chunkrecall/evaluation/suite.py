@@ -18,7 +18,7 @@ from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import SearchFunction
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
-from .finder import MatchSpace
+from .finder import Finder
 
 T = TypeVar("T")
 
@@ -40,7 +40,7 @@ class Component:
         return cls(name, obj, json.dumps(args, sort_keys=True, default=repr), id(obj), args)
 
 
-class Engine:
+class SuiteCache:
     """Reads each corpus, chunks it and builds each suite once per process — failures too."""
 
     def __init__(self, rootdir: Path | None = None) -> None:
@@ -154,7 +154,7 @@ class Suite:
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
         self._search = _build_search(retriever, chunks, where=where)
-        self._spaces: dict[Matcher, MatchSpace] = {}
+        self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], dict[str, Any]] = {}
 
     def document(self, doc_id: str) -> Document:
@@ -165,11 +165,11 @@ class Suite:
     def corpus_chars(self) -> int:
         return sum(len(doc.text) for doc in self.documents)
 
-    def space(self, matcher: Matcher) -> MatchSpace:
+    def finder(self, matcher: Matcher) -> Finder:
         """The corpus and chunks seen through ``matcher``, built on first use."""
-        found = self._spaces.get(matcher)
+        found = self._finders.get(matcher)
         if found is None:
-            found = self._spaces[matcher] = MatchSpace(
+            found = self._finders[matcher] = Finder(
                 self.documents, self.chunk_map, self.chunks, matcher
             )
         return found

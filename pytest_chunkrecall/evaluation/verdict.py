@@ -2,42 +2,40 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Sequence
 
 from ..analysis.geometry import shared
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from ..text.matcher import Matcher
-from .finder import Location, MatchSpace
+from .finder import Finder, Location
 from .results import CaseResult, ChunkView, CutView, Held
-
-if TYPE_CHECKING:
-    from .suite import Suite
 
 _CONTEXT = 40  # characters shown either side of a cut
 
 
 def judge(
-    suite: Suite,
     case: Case,
+    top: Sequence[Retrieved],
+    space: Finder,
     *,
     gold_file: str,
     k: int,
-    matcher: Matcher,
     length: Callable[[str], int] = len,
     unit: str = "chars",
 ) -> CaseResult:
-    """Evaluate ``case`` against ``suite``: hit, split, ranked_out or absent.
+    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out or absent.
 
-    ``length`` measures the span and the chunks around a cut (characters, or
-    the user's tokens).
+    A pure function of what came back and of ``space`` (the corpus and its chunks
+    seen through the case's match mode). ``length`` measures the span and the
+    chunks around a cut (characters, or the user's tokens).
     """
-    space = suite.space(matcher)
-    top = suite.search(case.question, k)
+    top = list(top)
     top_texts = [
-        space.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in top
+        space.prepared(r.chunk) if r.chunk is not None else space.matcher.prepare(r.text)
+        for r in top
     ]
+    matcher = space.matcher
     needles = [matcher.prepare(n) for n in case.needles]
     ranks = [_first_rank(needle, top_texts, matcher) for needle in needles]
     span, span_text, missing = _span(case, space)
@@ -65,7 +63,7 @@ def judge(
     ]
     cut_pattern = split[0] if split else span if span_split else None
     cut = (
-        _cut(suite, locations[cut_pattern], length) if cut_pattern and verdict != "absent" else None
+        _cut(space, locations[cut_pattern], length) if cut_pattern and verdict != "absent" else None
     )
     return CaseResult(
         gold_file=gold_file,
@@ -97,9 +95,7 @@ def _first_rank(needle: str, top_texts: list[str], matcher: Matcher) -> int | No
     return None
 
 
-def _locate(
-    pattern: str, top: list[Retrieved], top_texts: list[str], space: MatchSpace
-) -> Location:
+def _locate(pattern: str, top: list[Retrieved], top_texts: list[str], space: Finder) -> Location:
     """Where ``pattern`` is: a top-k chunk that holds it, or else wherever the corpus has it."""
     for retrieved, text in zip(top, top_texts, strict=True):
         if retrieved.chunk is not None and space.matcher.contains(text, pattern):
@@ -107,7 +103,7 @@ def _locate(
     return space.locate(pattern)
 
 
-def _span(case: Case, space: MatchSpace) -> tuple[str | None, str | None, list[str]]:
+def _span(case: Case, space: Finder) -> tuple[str | None, str | None, list[str]]:
     """The span in match space, how to show it, and any part of it missing from the corpus."""
     if case.span is None:
         return None, None, []
@@ -143,16 +139,16 @@ def _span_length(case: Case, span: str | None, length: Callable[[str], int]) -> 
     return max(length(needle) for needle in case.needles)
 
 
-def _cut(suite: Suite, location: Location, length: Callable[[str], int]) -> CutView | None:
+def _cut(space: Finder, location: Location, length: Callable[[str], int]) -> CutView | None:
     occurrence = location.occurrence
     if occurrence is None:
         return None
-    cut = suite.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
+    cut = space.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
     if cut is None or (cut.left is not None and cut.offset >= occurrence.end):
         # No boundary divides it: a chunk covers it but, in exact mode, holds
         # it only up to whitespace or case (the chunker rewrote them).
         return None
-    text = suite.document(occurrence.doc).text
+    text = space.document(occurrence.doc).text
     before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
     after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
     left, right = cut.left, cut.right

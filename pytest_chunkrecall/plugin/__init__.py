@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from ..config.settings import SETTING_KEYS
-from ..evaluation.suite import Engine
+from ..evaluation.suite import SuiteCache
 from . import hookspecs, options
 from .ending import RunEnd
-from .items import ENGINE, CaseItem, GoldFile
+from .items import SUITES, CaseItem, GoldFile
 from .options import OPTIONS
 from .recorder import Recorder
 
@@ -112,7 +112,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return  # no run: a bad option must not hide the help it asks for
     config.stash[OPTIONS] = options.read(config)
-    config.stash[ENGINE] = Engine(config.rootpath)
+    config.stash[SUITES] = SuiteCache(config.rootpath)
     config.stash[DESCRIBED] = set()
     if not hasattr(config, "workerinput"):
         recorder = Recorder(config)

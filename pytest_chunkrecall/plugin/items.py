@@ -17,7 +17,7 @@ from ..corpus import from_mapping
 from ..errors import ChunkrecallError, raised
 from ..evaluation.plan import Plan, Supplied, plan
 from ..evaluation.results import CaseResult
-from ..evaluation.suite import Engine, Suite
+from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render import terminal as report
 from .options import OPTIONS
@@ -25,7 +25,7 @@ from .options import OPTIONS
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
 
-ENGINE = pytest.StashKey[Engine]()
+SUITES = pytest.StashKey[SuiteCache]()
 SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
 
 
@@ -134,9 +134,9 @@ class CaseItem(pytest.Item):
         self.sweep: list[dict[str, Any]] | None = None
 
     def runtest(self) -> None:
-        engine = self.config.stash[ENGINE]
+        suites = self.config.stash[SUITES]
         try:
-            self.suite = self.plan.suite(engine)
+            self.suite = self.plan.suite(suites)
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
@@ -149,7 +149,7 @@ class CaseItem(pytest.Item):
         settings = self.config.stash[OPTIONS].sweep
         if settings:
             self.sweep = sweep.contributions(
-                self.plan, self.case, self.suite, result, settings, engine
+                self.plan, self.case, self.suite, result, settings, suites
             )
         self.user_properties += [
             ("verdict", result.verdict),

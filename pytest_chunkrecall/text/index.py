@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 _WORD = re.compile(r"\w+")
 
 
-class Locator:
+class WordIndex:
     """Occurrences of patterns in a fixed list of texts (documents in match space)."""
 
     def __init__(self, texts: Sequence[str]) -> None:
