@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import ChunkrecallError
 from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
@@ -181,6 +181,22 @@ def dumps(baseline: Baseline) -> str:
     return "\n".join(lines)
 
 
+Change = Literal["new", "regression", "improvement", "known_miss", "still_hit"]
+
+
+def classify(entry: Entry | None, result: CaseResult) -> Change:
+    """What a case's result is against its baseline entry (``None``: the baseline lacks it).
+
+    The one place that decides it: the case's test outcome and the run's
+    comparison both ask here.
+    """
+    if entry is None:
+        return "new"
+    if entry.hit:
+        return "still_hit" if result.hit else "regression"
+    return "improvement" if result.hit else "known_miss"
+
+
 @dataclass(frozen=True)
 class Comparison:
     """How this run's results differ from the baseline's, over the cases this run evaluated."""
@@ -210,17 +226,18 @@ def compare(
     common = baseline_hits = current_hits = 0
     for result in results:
         entry = baseline.get(result.gold_file, result.id)
+        change = classify(entry, result)
         if entry is None:
             new.append(result)
             continue
         common += 1
         baseline_hits += entry.hit
         current_hits += result.hit
-        if entry.hit and not result.hit:
+        if change == "regression":
             regressions.append((result, entry))
-        elif result.hit and not entry.hit:
+        elif change == "improvement":
             improvements.append((result, entry))
-        elif not result.hit:
+        elif change == "known_miss":
             known.append(result)
     removed = []
     for path, ids in existing.items():
