@@ -187,7 +187,7 @@ def test_summary_shows_overlap_span_lengths_ceiling_and_prediction(storefront):
             "chunkrecall: hit-rate 4/5 (80.0%), split spans 1",
             "gold/policies.yaml: hit-rate 4/5 (80.0%), split spans 1",
             "*chunker pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=24) -> 9 chunks (index x1.38*",
-            "  geometry: overlap configured 24, effective overlap 24; 0 of 8 boundaries without;"
+            "  geometry: overlap configured 24, effective overlap 24; 0 of 8 boundaries share no text;"
             " spans p50 *, p90 *, max 114 chars; kept whole 80.0%, predicted *",
             "  ! 1 span longer than every chunk (80 chars): customs; no overlap can keep it whole,"
             " only a larger or structural chunk can",
@@ -268,7 +268,7 @@ def test_line_splitter_drops_configured_overlap_and_the_summary_says_so(pytester
     result = pytester.runpytest("--chunkrecall-report=r.json")
     result.stdout.fnmatch_lines(
         [
-            "  geometry: overlap configured 40, effective overlap * boundaries without*",
+            "  geometry: overlap configured 40, effective overlap * boundaries share no text*",
             "  ! configured overlap 40 is not delivered: * of * boundaries share no text",
         ]
     )

@@ -6,10 +6,28 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from ..chunking.chunk import Chunk
 from ..corpus import Document
+
+
+class Geometry(TypedDict):
+    """Where a suite's chunks fall: sizes, index cost, and the effective overlap at boundaries."""
+
+    chunks: int
+    placed: int  # chunks whose offsets in their document are known
+    size_p50: int
+    size_max: int
+    size_mean: float
+    index_multiplier: float  # chunk text over corpus text: what overlap costs the index
+    boundaries: int  # boundaries measured (between placed neighbours)
+    overlap_min: int | None
+    overlap_p50: int | None
+    overlap_max: int | None
+    no_overlap: int  # boundaries that share nothing
+    gaps: int  # boundaries that leave text no chunk holds
+    configured_overlap: int | None
 
 
 def shared(text: str, end: int, start: int, length: Callable[[str], int] = len) -> int:
@@ -39,7 +57,7 @@ def measure(
     *,
     length: Callable[[str], int] = len,
     configured_overlap: int | None = None,
-) -> dict[str, Any]:
+) -> Geometry:
     """The chunk geometry of a suite, JSON-safe: sizes, index cost and effective overlap.
 
     The effective overlap at a boundary is the text a chunk shares with the

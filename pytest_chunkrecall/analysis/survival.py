@@ -7,11 +7,11 @@ impossible when L > C. Overlap V grows the index by C / (C - V).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
-from .geometry import percentile
+from .geometry import Geometry, percentile
 
 # A gap between predicted and observed shares that is worth a sentence, and the
 # fewest spans for which such a gap says anything.
@@ -28,6 +28,25 @@ class SpanFact:
     split: bool
 
 
+class SpanAnalysis(TypedDict):
+    """A gold file's spans against its chunk geometry: lengths, the ceiling, what overlap buys."""
+
+    spans: int
+    length_p50: int
+    length_p90: int
+    length_max: int
+    largest_chunk: int
+    size: int  # the median chunk size C
+    overlap: int | None  # the median effective overlap V, when boundaries were measured
+    longer_than_every_chunk: list[str]  # case ids no overlap can keep whole
+    observed_whole: float | None
+    predicted_whole: float | None  # the mean of min(1, (C - L) / (C - V)) over span lengths
+    recommended_overlap_p90: int | None
+    recommended_overlap_all: int | None
+    growth_p90: float | None  # index growth the recommended overlap costs, relative to today
+    growth_all: float | None
+
+
 def kept_whole(size: int, overlap: int, length: int) -> float:
     """The share of positions at which a blind window keeps a span of ``length`` whole."""
     if length > size:
@@ -42,15 +61,15 @@ def growth(size: int, overlap: int) -> float:
     return size / (size - overlap) if size > overlap else float("inf")
 
 
-def analyse(spans: Iterable[SpanFact], geometry: Mapping[str, Any]) -> dict[str, Any]:
+def analyse(spans: Iterable[SpanFact], geometry: Geometry) -> SpanAnalysis:
     """Span lengths, the ceiling, the overlap to recommend, and predicted vs observed, JSON-safe."""
     facts = list(spans)
     lengths = [fact.length for fact in facts]
-    largest = int(geometry.get("size_max") or 0)
-    size = int(geometry.get("size_p50") or 0)
-    measured = geometry.get("boundaries") and geometry.get("overlap_p50") is not None
-    overlap = max(0, int(geometry["overlap_p50"])) if measured else None
-    result: dict[str, Any] = {
+    largest = geometry["size_max"]
+    size = geometry["size_p50"]
+    measured = geometry["overlap_p50"]
+    overlap = max(0, measured) if geometry["boundaries"] and measured is not None else None
+    result: SpanAnalysis = {
         "spans": len(facts),
         "length_p50": percentile(lengths, 0.5),
         "length_p90": percentile(lengths, 0.9),
@@ -71,18 +90,25 @@ def analyse(spans: Iterable[SpanFact], geometry: Mapping[str, Any]) -> dict[str,
     result["predicted_whole"] = round(
         sum(kept_whole(size, overlap, n) for n in lengths) / len(lengths), 4
     )
-    for name, needed in (("p90", result["length_p90"]), ("all", result["length_max"])):
-        if needed < size:
-            wanted = max(needed, overlap)
-            result[f"recommended_overlap_{name}"] = wanted
-            result[f"growth_{name}"] = round(growth(size, wanted) / growth(size, overlap), 3)
+    # An overlap as large as the chunks (nested, small-to-big chunks) leaves no
+    # window arithmetic to recommend from: C / (C - V) is infinite there.
+    if overlap >= size:
+        return result
+    if result["length_p90"] < size:
+        wanted = max(result["length_p90"], overlap)
+        result["recommended_overlap_p90"] = wanted
+        result["growth_p90"] = round(growth(size, wanted) / growth(size, overlap), 3)
+    if result["length_max"] < size:
+        wanted = max(result["length_max"], overlap)
+        result["recommended_overlap_all"] = wanted
+        result["growth_all"] = round(growth(size, wanted) / growth(size, overlap), 3)
     return result
 
 
-def finding(analysis: Mapping[str, Any]) -> str | None:
+def finding(analysis: SpanAnalysis) -> str | None:
     """What a large gap between the predicted and observed kept-whole shares means, if there is one."""
-    predicted, observed = analysis.get("predicted_whole"), analysis.get("observed_whole")
-    if predicted is None or observed is None or analysis.get("spans", 0) < FEWEST_SPANS:
+    predicted, observed = analysis["predicted_whole"], analysis["observed_whole"]
+    if predicted is None or observed is None or analysis["spans"] < FEWEST_SPANS:
         return None
     if observed - predicted >= NOTABLE_GAP:
         return "more spans survive than blind windows would keep: boundaries fall on structure (words, sentences, paragraphs)"

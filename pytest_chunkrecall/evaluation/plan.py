@@ -21,7 +21,7 @@ from ..corpus import Document, document_id, find_files
 from ..errors import ChunkrecallError
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
-from .results import CaseResult
+from .results import CaseResult, GoldFacts
 from .suite import Component, Suite, SuiteCache
 from .verdict import judge
 
@@ -108,7 +108,7 @@ class Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)
 
-    def facts(self, suite: Suite) -> dict[str, Any]:
+    def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""
         corpus = self.settings.corpus
         return {

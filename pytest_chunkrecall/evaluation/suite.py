@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analysis.geometry import configured_overlap, measure
+from ..analysis.geometry import Geometry, configured_overlap, measure
 from ..chunking import shapes
 from ..chunking.chunk import Chunk
 from ..chunking.placement import place
@@ -155,7 +155,7 @@ class Suite:
             self._by_text.setdefault(chunk.text, chunk.index)
         self._search = _build_search(retriever, chunks, where=where)
         self._finders: dict[Matcher, Finder] = {}
-        self._geometry: dict[Callable[[str], int], dict[str, Any]] = {}
+        self._geometry: dict[Callable[[str], int], Geometry] = {}
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -187,7 +187,7 @@ class Suite:
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
         )
 
-    def geometry(self, length: Callable[[str], int] = len) -> dict[str, Any]:
+    def geometry(self, length: Callable[[str], int] = len) -> Geometry:
         """Chunk sizes, index cost and effective overlap (see :func:`geometry.measure`), once per length."""
         found = self._geometry.get(length)
         if found is None:

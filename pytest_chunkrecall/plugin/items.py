@@ -17,10 +17,10 @@ from ..chunking.shapes import check_arguments
 from ..corpus import from_mapping
 from ..errors import ChunkrecallError, raised
 from ..evaluation.plan import Plan, Supplied, plan
-from ..evaluation.results import CaseResult
+from ..evaluation.results import CaseResult, GoldInfo
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
-from ..render import terminal as report
+from ..render.failure import explain
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ class CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
-            return self._failure(report.explain(excinfo.value.result))
+            return self._failure(explain(excinfo.value.result))
         if isinstance(excinfo.value, ChunkrecallError):
             return self._failure(self._once(excinfo.value))
         return super().repr_failure(excinfo)
@@ -210,7 +210,7 @@ class CaseItem(pytest.Item):
                 return f"chunkrecall: {head}\n  (the same traceback as for {first}, above)"
         return f"chunkrecall: {error}"
 
-    def gold_info(self) -> dict[str, Any] | None:
+    def gold_info(self) -> GoldInfo | None:
         """The facts of this case's gold file for the summary, once its suite was built (or failed)."""
         if self.suite_error is not None:
             return {"error": str(self.suite_error)}

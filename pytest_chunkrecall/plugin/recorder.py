@@ -12,12 +12,10 @@ import pytest
 
 from ..analysis.survival import SpanFact, analyse
 from ..analysis.sweep import SweepRow
-from ..evaluation.results import CaseResult, GoldFileSummary
+from ..evaluation.results import CaseResult, GoldFileSummary, GoldInfo
 from ..render import json_report
 from .gate import GateOutcome
 from .options import OPTIONS
-
-SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
 
 
 class Recorder:
@@ -31,7 +29,7 @@ class Recorder:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.cases: dict[str, dict[str, Any]] = {}
-        self.gold_info: dict[str, dict[str, Any]] = {}
+        self.gold_info: dict[str, GoldInfo] = {}
         self.sweep: list[SweepRow] = []
         self._results: list[CaseResult] | None = None
         self.crashed: set[str] = set()
@@ -94,15 +92,14 @@ class Recorder:
         for path in sorted({case["gold_file"] for case in self.cases.values()}):
             mine = [r for r in results if r.gold_file == path]
             info = self.gold_info.get(path)
-            geometry = (info or {}).get("geometry")
             analysis = None
-            if geometry:
+            if info is not None and "geometry" in info:
                 facts = [
                     SpanFact(r.id, r.span_length, r.span_split)
                     for r in mine
                     if r.verdict != "absent"
                 ]
-                analysis = analyse(facts, geometry)
+                analysis = analyse(facts, info["geometry"])
             summaries.append(GoldFileSummary(path, info, mine, analysis))
         return summaries
 
@@ -132,10 +129,18 @@ class Recorder:
         )
 
     def setups(self) -> dict[str, dict[str, object]]:
+        """What each evaluated gold file was configured with, as the baseline records it."""
         return {
-            path: {key: info[key] for key in SETUP_KEYS if key in info}
+            path: {
+                "chunker": info["chunker"],
+                "chunker_args": info["chunker_args"],
+                "retriever": info["retriever"],
+                "retriever_args": info["retriever_args"],
+                "k": info["k"],
+                "match": info["match"],
+            }
             for path, info in self.gold_info.items()
-            if not info.get("error")
+            if "error" not in info
         }
 
     def pytest_unconfigure(self) -> None:

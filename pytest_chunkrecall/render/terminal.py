@@ -1,4 +1,4 @@
-"""Rendering results for people: failure messages and the terminal summary."""
+"""The terminal summary: totals, each gold file with its geometry, the sweep, the baseline."""
 
 from __future__ import annotations
 
@@ -6,105 +6,9 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..analysis.baseline import Comparison
-from ..analysis.survival import finding
-from ..evaluation.results import CaseResult, ChunkView, Totals
-
-_WHY = {
-    "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",
-    "ranked_out": "a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
-    "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
-}
-
-
-def explain(result: CaseResult) -> str:
-    """The plain-text failure message of a case that missed."""
-    lines = []
-    was = result.baseline
-    if was is not None and was.get("verdict") == "hit":
-        lines.append(
-            f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
-        )
-    lines.append(f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}")
-    lines.append(f"  question: {result.question}")
-    for needle in result.needles:
-        lines.append(f"  needle:   {needle!r}")
-    if result.span is not None:
-        lines.append(f"  span:     {result.span!r} ({result.span_length} {result.unit})")
-    if result.verdict == "absent":
-        lines += _absent(result)
-    if result.cut is not None:
-        lines += _cut(result)
-    for held in result.held:
-        what = "the span" if result.span is not None else repr(held.pattern)
-        lines.append(
-            f"  {what} is held whole by {_chunk(held.chunk)}, which is not in the top {result.k}"
-        )
-    lines.append(f"  top {result.k} ({result.match} match):")
-    lines += [f"    {_chunk(view)}" for view in result.top] or [
-        "    (the retriever returned nothing)"
-    ]
-    return "\n".join(lines)
-
-
-def _absent(result: CaseResult) -> list[str]:
-    lines = [f"  not in the corpus: {', '.join(repr(m) for m in result.missing)}"]
-    closest = result.closest
-    if closest is not None and closest.text:
-        lines.append(
-            f"  closest text: {closest.text!r} in {closest.doc} chunk {closest.index} "
-            f"(similarity {closest.score:g}/100)"
-        )
-    return lines
-
-
-def _cut(result: CaseResult) -> list[str]:
-    cut = result.cut
-    assert cut is not None
-    lines = [f"  cut at {cut.doc} offset {cut.offset}: …{cut.before}|{cut.after}…"]
-    if cut.left is None:
-        lines.append("    no chunk holds the text where the span starts (the chunker left it out)")
-    if cut.left is not None:
-        lines.append(f"    before the cut: {_place(cut.left, result.unit)} ends there")
-    if cut.right is not None:
-        lines.append(f"    after the cut:  {_place(cut.right, result.unit)}")
-    if cut.overlap is not None:
-        if cut.overlap > 0:
-            lines.append(f"    the two chunks overlap by {_count(cut.overlap, 'char')}")
-        elif cut.overlap == 0:
-            lines.append("    the two chunks do not overlap")
-        else:
-            lines.append(
-                f"    the two chunks leave a gap of {_count(-cut.overlap, 'char')} that no chunk holds"
-            )
-    sizes = [
-        view.size for view in (cut.left, cut.right) if view is not None and view.size is not None
-    ]
-    length, unit = result.span_length, result.unit
-    if sizes and length > max(sizes):
-        lines.append(
-            f"    the span ({length} {unit}) is longer than the chunks around the cut ({max(sizes)} {unit}): "
-            "no overlap can keep it whole; only a larger or structural chunk can"
-        )
-    else:
-        lines.append(
-            f"    an overlap of at least {length} {unit} (the span's length) keeps a span this long "
-            "whole wherever the cut falls"
-        )
-    return lines
-
-
-def _place(view: ChunkView, unit: str) -> str:
-    where = f"[{view.start}:{view.end}]" if view.start is not None else "[offsets unknown]"
-    size = f" ({view.size} {unit})" if view.size is not None else ""
-    return f"chunk {view.index} {where}{size}"
-
-
-def _chunk(view: ChunkView) -> str:
-    rank = f"{view.rank}. " if view.rank is not None else ""
-    if view.doc is None:
-        return f"{rank}(text that is no chunk of the corpus) {view.preview!r}"
-    where = f"[{view.start}:{view.end}]" if view.start is not None else "[offsets unknown]"
-    return f"{rank}{view.doc} {where} chunk {view.index}: {view.preview!r}"
+from ..analysis.geometry import Geometry
+from ..analysis.survival import SpanAnalysis, finding
+from ..evaluation.results import CaseResult, GoldInfo, Totals
 
 
 def headline(totals: Totals) -> str:
@@ -126,10 +30,10 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
 
 def gold_file_lines(
     path: str,
-    info: Mapping[str, Any] | None,
+    info: GoldInfo | None,
     results: Iterable[CaseResult],
     *,
-    analysis: Mapping[str, Any] | None = None,
+    analysis: SpanAnalysis | None = None,
     verbose: bool = False,
 ) -> list[str]:
     """The summary lines of one gold file: totals; corpus, chunker and retriever; geometry.
@@ -138,32 +42,30 @@ def gold_file_lines(
     range and the recommendation even when no span was split.
     """
     totals = Totals.of(results)
-    if info is not None and info.get("error"):
-        return [f"{path}: not evaluated: {str(info['error']).splitlines()[0]}"]
+    if info is not None and "error" in info:
+        return [f"{path}: not evaluated: {info['error'].splitlines()[0]}"]
     lines = [
         f"{path}: hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}), "
         f"split spans {totals.split_spans}"
     ]
     if info is None:
         return lines
-    geometry = info.get("geometry") or {}
-    unit = info.get("unit", "chars")
+    geometry = info["geometry"]
+    unit = info["unit"]
     lines.append(
         f"  corpus {info['corpus']}: {_count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
         f"chunker {_call(info['chunker'], info['chunker_args'])} -> {_count(info['chunks'], 'chunk')}"
-        + (f" (index x{geometry['index_multiplier']:.2f})" if geometry else "")
+        + f" (index x{geometry['index_multiplier']:.2f})"
         + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
     )
-    if geometry:
-        lines += _geometry_lines(geometry, analysis or {}, unit, verbose=verbose)
-    return lines
+    return lines + _geometry_lines(geometry, analysis, unit, verbose=verbose)
 
 
 def _geometry_lines(
-    geometry: Mapping[str, Any], analysis: Mapping[str, Any], unit: str, *, verbose: bool
+    geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
 ) -> list[str]:
     lines = []
-    configured = geometry.get("configured_overlap")
+    configured = geometry["configured_overlap"]
     unplaced = geometry["chunks"] - geometry["placed"]
     if geometry["boundaries"]:
         effective = f"effective overlap {geometry['overlap_p50']}"
@@ -171,7 +73,7 @@ def _geometry_lines(
             effective += f" (min {geometry['overlap_min']}, max {geometry['overlap_max']})"
         if configured is not None:
             effective = f"overlap configured {configured}, {effective}"
-        without = f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries without"
+        without = f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
         if geometry["gaps"]:
             without += f" ({geometry['gaps']} leave a gap)"
         overlap = f"{effective}; {without}"
@@ -180,12 +82,12 @@ def _geometry_lines(
     if unplaced:
         overlap += f"; offsets unknown for {unplaced} of {geometry['chunks']} chunks (not measured)"
     spans = ""
-    if analysis.get("spans"):
+    if analysis is not None and analysis["observed_whole"] is not None:
         spans = (
             f"; spans p50 {analysis['length_p50']}, p90 {analysis['length_p90']}, "
             f"max {analysis['length_max']} {unit}; kept whole {_percent(analysis['observed_whole'])}"
         )
-        if analysis.get("predicted_whole") is not None:
+        if analysis["predicted_whole"] is not None:
             spans += f", predicted {_percent(analysis['predicted_whole'])}"
     lines.append(f"  geometry: {overlap}{spans}")
     if verbose:
@@ -193,20 +95,29 @@ def _geometry_lines(
             f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
             f"max {geometry['size_max']} {unit}"
         )
-    if configured and geometry["boundaries"] and geometry["no_overlap"]:
+    undelivered = bool(configured and geometry["boundaries"] and geometry["no_overlap"])
+    if undelivered:
         lines.append(
             f"  ! configured overlap {configured} is not delivered: {geometry['no_overlap']} of "
             f"{geometry['boundaries']} boundaries share no text"
         )
-    too_long = analysis.get("longer_than_every_chunk") or []
+    if analysis is None:
+        return lines
+    too_long = analysis["longer_than_every_chunk"]
     if too_long:
         lines.append(
             f"  ! {_count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
             f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
             "only a larger or structural chunk can"
         )
-    observed = analysis.get("observed_whole")
-    if verbose or (observed is not None and observed < 1):
+    observed = analysis["observed_whole"]
+    if undelivered:
+        # The same splitter would not deliver a larger overlap either.
+        lines.append(
+            "  a larger overlap will not help until the chunker delivers the one configured "
+            "(a line- or separator-based splitter drops overlap it cannot place on a separator)"
+        )
+    elif verbose or (observed is not None and observed < 1):
         lines += _recommendation(analysis, unit)
     note = finding(analysis)
     if note and (verbose or (observed is not None and observed < 1)):
@@ -214,23 +125,32 @@ def _geometry_lines(
     return lines
 
 
-def _recommendation(analysis: Mapping[str, Any], unit: str) -> list[str]:
-    if analysis.get("predicted_whole") is None:
+def _recommendation(analysis: SpanAnalysis, unit: str) -> list[str]:
+    current = analysis["overlap"]
+    if analysis["predicted_whole"] is None or current is None:
         return []
     parts = []
-    for name, label in (("p90", "p90 spans"), ("all", "all spans")):
-        overlap = analysis.get(f"recommended_overlap_{name}")
-        longest = analysis["length_p90" if name == "p90" else "length_max"]
+    for label, overlap, longest, growth in (
+        (
+            "p90 spans",
+            analysis["recommended_overlap_p90"],
+            analysis["length_p90"],
+            analysis["growth_p90"],
+        ),
+        (
+            "all spans",
+            analysis["recommended_overlap_all"],
+            analysis["length_max"],
+            analysis["growth_all"],
+        ),
+    ):
         if overlap is None:
             parts.append(
                 f"{label}: no overlap can (length {longest}, median chunk {analysis['size']})"
             )
-        elif overlap <= analysis["overlap"]:
-            parts.append(
-                f"{label}: the current overlap {analysis['overlap']} already does (length {longest})"
-            )
+        elif overlap <= current:
+            parts.append(f"{label}: the current overlap {current} already does (length {longest})")
         else:
-            growth = analysis[f"growth_{name}"]
             parts.append(f"{label}: overlap {overlap} {unit} (index grows x{growth:g})")
     return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
 
