@@ -51,9 +51,10 @@
       })),
     ]);
   }
-  function hitRate(t) {
+  function hitRate(t, interval) {
     if (!t || !has(t.cases)) return "\u2013";
-    var ci = t.hit_rate_ci95 ? " [" + pct(t.hit_rate_ci95[0]) + ", " + pct(t.hit_rate_ci95[1]) + "]" : "";
+    interval = interval || t.hit_rate_ci95;
+    var ci = interval ? " [" + pct(interval[0]) + ", " + pct(interval[1]) + "]" : "";
     return t.hits + "/" + t.cases + " (" + pct(t.hit_rate) + ")" + ci;
   }
   function args(a) {
@@ -61,19 +62,22 @@
   }
 
   // ---- charts --------------------------------------------------------------------------
-  function hatch() {
-    return s("defs", {}, [s("pattern", { id: "hatch", width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, [
+  var hatches = 0;
+  function hatch(g) {
+    // one pattern per drawing: a pattern in a hidden view would not paint in a shown one
+    var id = "hatch-" + ++hatches;
+    g.appendChild(s("defs", {}, [s("pattern", { id: id, width: 6, height: 6, patternUnits: "userSpaceOnUse", patternTransform: "rotate(45)" }, [
       s("rect", { width: 6, height: 6, fill: "#f3c4bf" }), s("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#d0453a", "stroke-width": 3 }),
-    ])]);
+    ])]));
+    return "url(#" + id + ")";
   }
   function chart(opts) {
     // opts: {width, height, x: [lo, hi], y: [lo, hi], y2: [lo, hi]?, xlabel, ylabel, y2label, ticks}
-    var W = opts.width || 560, H = opts.height || 240, L = 48, R = opts.y2 ? 52 : 16, T = 14, B = 36;
+    var W = opts.width || 560, H = opts.height || 240, L = 66, R = opts.y2 ? 62 : 16, T = 14, B = 36;
     var g = s("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": opts.label });
     var X = function (x) { return L + (W - L - R) * (x - opts.x[0]) / ((opts.x[1] - opts.x[0]) || 1); };
     var Y = function (y) { return H - B - (H - B - T) * (y - opts.y[0]) / ((opts.y[1] - opts.y[0]) || 1); };
     var Y2 = opts.y2 ? function (y) { return H - B - (H - B - T) * (y - opts.y2[0]) / ((opts.y2[1] - opts.y2[0]) || 1); } : null;
-    g.appendChild(hatch());
     for (var i = 0; i <= 4; i++) {
       var yv = opts.y[0] + (opts.y[1] - opts.y[0]) * i / 4;
       g.appendChild(s("line", { class: "grid", x1: L, x2: W - R, y1: Y(yv), y2: Y(yv) }));
@@ -89,7 +93,7 @@
     g.appendChild(s("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }));
     g.appendChild(s("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }));
     g.appendChild(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", text: opts.xlabel }));
-    g.appendChild(s("text", { x: 12, y: T + (H - B - T) / 2, transform: "rotate(-90 12 " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle", text: opts.ylabel }));
+    g.appendChild(s("text", { x: 11, y: T + (H - B - T) / 2, transform: "rotate(-90 11 " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle", text: opts.ylabel }));
     if (Y2) g.appendChild(s("text", { x: W - 8, y: T + (H - B - T) / 2, transform: "rotate(90 " + (W - 8) + " " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle", text: opts.y2label }));
     return { svg: g, X: X, Y: Y, Y2: Y2 };
   }
@@ -116,7 +120,7 @@
       ["gold file", "hit-rate", "MRR", "split spans", "hit / split / ranked_out / absent", "chunks", "chunker", "retriever", "k"],
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
-        return [g.path, hitRate(gt), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
+        return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
           VERDICTS.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
           (g.chunker || "") + (g.chunker_args ? "(" + args(g.chunker_args) + ")" : ""), g.retriever, g.k];
       }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
@@ -125,12 +129,19 @@
       var kmax = o.curve[o.curve.length - 1][0];
       var c = chart({ width: 460, height: 220, x: [1, Math.max(2, kmax)], y: [0, 1], xlabel: "r (rank cut-off)", ylabel: "share with rank \u2264 r", label: "hit-rate at rank r", yfmt: pct,
         xticks: o.curve.map(function (p) { return [p[0], String(p[0])]; }) });
+      (o.gold_files || []).forEach(function (g) {
+        var at = g.hit_rate_at || (g.totals || {}).hit_rate_at;
+        if (!at) return;
+        var pts = Object.keys(at).map(Number).sort(function (a, b) { return a - b; }).map(function (r) { return [r, at[String(r)]]; });
+        c.svg.appendChild(s("path", { class: "curve-l", d: path(pts, c.X, c.Y), "data-curve": g.path }, [s("title", { text: g.path })]));
+      });
       c.svg.appendChild(s("path", { class: "curve", d: path(o.curve, c.X, c.Y) }));
       o.curve.forEach(function (p) {
         c.svg.appendChild(s("circle", { cx: c.X(p[0]), cy: c.Y(p[1]), r: 3.5, fill: "#1f5fbf", "data-r": p[0], "data-share": p[1] }, [s("title", { text: "r=" + p[0] + ": " + pct(p[1]) })]));
         c.svg.appendChild(s("text", { x: c.X(p[0]), y: c.Y(p[1]) - 8, "text-anchor": "middle", text: pct(p[1]) }));
       });
       sec.appendChild(c.svg);
+      sec.appendChild(h("p", { class: "legend", text: "solid: all cases; dashed: each gold file (hover for its name)" }));
     } else {
       sec.appendChild(h("p", { class: "muted", text: "This report has no hit-rate by rank (hit_rate_at)." }));
     }
@@ -242,11 +253,7 @@
   function documents() {
     var sec = views.documents;
     sec.appendChild(h("h2", { text: "Documents" }));
-    sec.appendChild(h("div", { class: "legend" }, [
-      h("span", {}, [h("i", { class: "b0" }), h("i", { class: "b1" }), "one chunk (alternating)"]),
-      h("span", {}, [h("i", { class: "ov" }), "overlap: in two or more chunks (hatched)"]), h("span", {}, [h("i", { class: "none" }), "in no chunk"]),
-      h("span", {}, ["\u2713 whole span: solid underline"]), h("span", {}, ["\u2702 split span: wavy underline, the cut as \u2702"]),
-    ]));
+
     if (!data.documents.length) sec.appendChild(h("p", { class: "muted", text: "No document text was given to this page." }));
     var open = data.documents.filter(function (d) { return d.marks.some(function (m) { return m.split; }); });
     if (!open.length) open = data.documents.slice(0, 1);
@@ -259,6 +266,13 @@
       sec.appendChild(det);
       if (open.indexOf(d) >= 0) det.open = true;
     });
+  }
+  function docLegend() {
+    return h("div", { class: "legend" }, [
+      h("span", {}, [h("i", { class: "b0" }), h("i", { class: "b1" }), "one chunk (alternating)"]),
+      h("span", {}, [h("i", { class: "ov" }), "overlap: in two or more chunks (hatched)"]), h("span", {}, [h("i", { class: "none" }), "in no chunk"]),
+      h("span", {}, ["\u2713 whole span: solid underline"]), h("span", {}, ["\u2702 split span: wavy underline, the cut as \u2702"]),
+    ]);
   }
   function drawDocument(d, det) {
     if (det.drawn) return;
@@ -278,6 +292,7 @@
     });
     body.appendChild(strip);
     body.appendChild(ticks);
+    body.appendChild(docLegend());
     if (d.unplaced.length) body.appendChild(h("p", { class: "muted", text: d.unplaced.length + " chunk(s) of this document have unknown offsets and are not drawn." }));
     if (d.excerpted) body.appendChild(h("p", { class: "muted", text: "This document is long: shown as excerpts around its spans and cuts; the strip above is the full chunk map." }));
     var text = h("div", { class: "text", tabindex: "0", "aria-label": "text of " + d.id });
@@ -339,13 +354,13 @@
   }
   function band(windows, L, lo, hi, width, label) {
     var g = s("svg", { viewBox: "0 0 " + width + " 74", width: width, height: 74, role: "img", "aria-label": label });
-    g.appendChild(hatch());
+    var red = hatch(g);
     var X = function (x) { return 4 + (width - 8) * (x - lo) / ((hi - lo) || 1); };
     windows.forEach(function (w, o) {
       if (w[1] < lo || w[0] > hi) return;
       g.appendChild(s("rect", { x: X(Math.max(lo, w[0])), y: 2 + 12 * (o % 2), width: Math.max(1, X(Math.min(hi, w[1])) - X(Math.max(lo, w[0]))), height: 10, fill: o % 2 ? "#fbe9cf" : "#dbe8fb", stroke: "#6d7d95" }));
     });
-    g.appendChild(s("rect", { class: "red", x: X(lo), y: 32, width: X(hi) - X(lo), height: 18 }));
+    g.appendChild(s("rect", { class: "red", fill: red, x: X(lo), y: 32, width: X(hi) - X(lo), height: 18 }));
     var green = 0;
     greenRuns(windows, L, hi).forEach(function (r) {
       var a = Math.max(lo, r[0]), b = Math.min(hi, r[1]);
@@ -361,10 +376,13 @@
     if (!lab.known) { box.appendChild(h("p", { class: "reason", "data-reason": "offsets", text: lab.reason })); return box; }
     var C = lab.size, V0 = lab.overlap, u = lab.unit, lengths = lab.lengths;
     var median = lengths.length ? lengths[Math.floor((lengths.length - 1) / 2)] : Math.round(C / 4);
+    var p90 = lengths.length ? lengths[Math.floor(0.9 * (lengths.length - 1))] : Math.round(C / 4);
     box.appendChild(h("p", {}, ["measured chunk size C = " + C + " " + u + ", effective overlap V = " + V0 + (has(lab.configured) ? " (configured " + lab.configured + ")" : "") +
-      "; " + lengths.length + " span lengths, median " + median + "; kept whole: observed " + pct(lab.observed_whole) + ", predicted " + pct(lab.predicted_whole)]));
-    var vIn = h("input", { type: "range", min: 0, max: C - 1, value: Math.min(V0, C - 1), "aria-label": "overlap V" });
-    var lIn = h("input", { type: "range", min: 1, max: Math.max(Math.ceil(1.25 * C), lengths.length ? lengths[lengths.length - 1] : 1), value: Math.max(1, median), "aria-label": "span length L" });
+      "; " + lengths.length + " span lengths, median " + median + ", p90 " + p90 + " (the slider's start); kept whole: observed " + pct(lab.observed_whole) + ", predicted " + pct(lab.predicted_whole)]));
+    // the overlaps worth looking at: past twice the measured one or the long spans, cost only grows
+    var top = Math.max(1, Math.min(C - 1, Math.round(Math.max(2 * V0, 1.5 * p90, C / 2))));
+    var vIn = h("input", { type: "range", min: 0, max: top, value: Math.min(V0, top), "aria-label": "overlap V" });
+    var lIn = h("input", { type: "range", min: 1, max: Math.max(Math.ceil(1.25 * C), lengths.length ? lengths[lengths.length - 1] : 1), value: Math.max(1, p90), "aria-label": "span length L" });
     var vOut = h("span", { class: "readout", "data-readout": "V" }), lOut = h("span", { class: "readout", "data-readout": "L" });
     var pOut = h("span", { class: "readout", "data-readout": "P" }), pLOut = h("span", { class: "readout", "data-readout": "PL" }), costOut = h("span", { class: "readout", "data-readout": "cost" });
     box.appendChild(h("div", { class: "controls" }, [h("label", {}, ["overlap V", vIn, vOut]), h("label", {}, ["span length L", lIn, lOut])]));
@@ -388,10 +406,13 @@
       ideal.replaceChildren(b.svg, h("p", { class: "muted", "data-readout": "ideal-share", text: "green share of the start positions drawn: " + pct(b.share) }));
       if (doc) {
         var mw = doc.chunks.map(function (w) { return [w[1], w[2]]; });
-        var mb = band(mw, L, 0, Math.max(0, doc.chars - L + 1), 720, "measured chunks");
-        measured.replaceChildren(mb.svg, h("p", { class: "muted", "data-readout": "measured-share", text: "green share in this document: " + pct(mb.share) }));
+        var whole = band(mw, L, 0, Math.max(1, doc.chars - L + 1), 720, "measured chunks").share;
+        var lo = mw.length ? mw[0][0] : 0, hi = mw.length ? mw[Math.min(mw.length, 5) - 1][1] : doc.chars;
+        var mb = band(mw, L, lo, Math.max(lo + 1, Math.min(hi, doc.chars - L + 1)), 720, "measured chunks of " + doc.id);
+        measured.replaceChildren(mb.svg, h("p", { class: "muted", "data-readout": "measured-share", "data-value": String(whole),
+          text: "the first " + Math.min(mw.length, 5) + " chunks drawn; green share of start positions in the whole document: " + pct(whole) }));
       }
-      var top = C - 1, costMax = Math.min(10, C / Math.max(1, C - top));
+      var costMax = Math.min(10, C / Math.max(1, C - top));
       var c = chart({ width: 620, height: 250, x: [0, top], y: [0, 1], y2: [1, costMax], xlabel: "overlap V (" + u + ")", ylabel: "P(V): share kept whole", y2label: "index cost C/(C\u2212V)", label: "kept-whole share and index cost against overlap", yfmt: pct,
         xticks: [0, 0.25, 0.5, 0.75, 1].map(function (f) { var x = Math.round(f * top); return [x, String(x)]; }) });
       var pts = [], ptsL = [], cost = [];
