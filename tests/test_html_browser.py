@@ -133,7 +133,7 @@ def test_a_case_leads_to_its_span_and_the_span_back_to_its_case(shop):
     cut = page.locator(f"[data-cut-of='{SPLIT_CASE}']")
     assert cut.get_attribute("aria-label").startswith("cut")
     label.click()
-    assert page.locator("#view-cases").is_visible()
+    page.locator("#view-cases").wait_for(state="visible")
     assert page.evaluate("document.activeElement.closest('[data-case]').dataset.case") == SPLIT_CASE
 
 
@@ -248,6 +248,17 @@ def test_fields_the_report_may_carry_are_shown(browser, example, tmp_path):
     assert "not_enough_evidence" in page.text_content("#view-overview")
     page = opened.open(f"#case:{SPLIT_CASE}")
     assert "baseline" in page.locator(f"[data-case='{SPLIT_CASE}']").text_content()
+    page.close()
+    assert opened.problems == []
+
+
+def test_a_bare_report_makes_a_page_without_errors(browser, tmp_path):
+    opened = tab(browser, {"report": {}, "documents": []}, tmp_path / "bare.html")
+    for view in ("overview", "cases", "documents", "lab"):
+        page = opened.open(f"#{view}")
+        assert page.locator(f"#view-{view}").is_visible()
+    assert "No case was evaluated" in page.text_content("#view-cases")
+    assert page.locator("#view-sweep").count() == 0
     page.close()
     assert opened.problems == []
 

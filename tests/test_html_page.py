@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_chunkrecall.render import html
 from pytest_chunkrecall.render.html import (
     EXCERPT_ABOVE,
     PageData,
@@ -163,6 +164,54 @@ def test_the_page_fetches_nothing(model, example):
     assert "default-src 'none'" in page
 
 
+def shown_ranges(doc: dict[str, Any]) -> list[list[int]]:
+    """The stretches of text a document view keeps, its contiguous pieces joined."""
+    ranges: list[list[int]] = []
+    for start, end, *_ in doc["pieces"]:
+        if ranges and ranges[-1][1] == start:
+            ranges[-1][1] = end
+        else:
+            ranges.append([start, end])
+    return ranges
+
+
+def test_a_large_corpus_is_shown_as_excerpts_in_every_document(example, monkeypatch):
+    corpus = sum(len(d["text"]) for d in example["documents"])
+    monkeypatch.setattr(html, "CORPUS_ABOVE", corpus - 1)
+    texts = {d["id"]: d["text"] for d in example["documents"]}
+    model = page_model(example)
+    assert all(doc["excerpted"] for doc in model["documents"])
+    assert sum(p[1] - p[0] for d in model["documents"] for p in d["pieces"]) < corpus
+    for doc in model["documents"]:
+        ranges = shown_ranges(doc)
+        for mark in doc["marks"]:
+            assert any(a <= mark["start"] and mark["end"] <= b for a, b in ranges), mark
+        for start, end, text, *_ in doc["pieces"]:
+            assert texts[doc["id"]][start:end] == text
+    assert (
+        sum(len(d["chunks"]) for d in model["documents"])
+        == example["report"]["gold_files"][0]["chunks"]
+    )
+
+
+def test_a_report_without_optional_parts_still_makes_a_page():
+    bare: PageData = {"report": {}, "documents": []}
+    model = page_model(bare)
+    assert model["cases"] == [] and model["lab"] == [] and model["sweep"] is None
+    odd = {"nodeid": "g.yaml::a", "span_at": {"doc": "d", "start": None}, "cut": {"doc": "d"}}
+    data: PageData = {
+        "report": {"cases": [odd], "gold_files": [{"path": "g.yaml"}]},
+        "documents": [
+            {"id": "d", "text": "some text", "chunks": [{"index": 0, "start": None, "end": None}]}
+        ],
+    }
+    (doc,) = page_model(data)["documents"]
+    assert doc["marks"] == [] and doc["unplaced"] == [0] and doc["chunks"] == []
+    (lab,) = page_model(data)["lab"]
+    assert lab["known"] is False and lab["lengths"] == []
+    assert "data-ready" in render_page(data)
+
+
 def test_a_large_document_is_shown_as_excerpts_around_its_spans_and_cuts(tmp_path):
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
@@ -177,12 +226,7 @@ def test_a_large_document_is_shown_as_excerpts_around_its_spans_and_cuts(tmp_pat
         assert source["text"][start:end] == text
     shown = sum(p[1] - p[0] for p in doc["pieces"])
     assert shown < len(source["text"]) / 2
-    ranges: list[list[int]] = []
-    for start, end, *_ in doc["pieces"]:
-        if ranges and ranges[-1][1] == start:
-            ranges[-1][1] = end
-        else:
-            ranges.append([start, end])
+    ranges = shown_ranges(doc)
     for mark in doc["marks"]:
         assert any(a <= mark["start"] and mark["end"] <= b for a, b in ranges), mark
     assert len(doc["chunks"]) == len(source["chunks"]), "the strip keeps the full chunk map"

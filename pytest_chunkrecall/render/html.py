@@ -17,8 +17,8 @@ The page's script reads one JSON value embedded in it, built by :func:`page_mode
 ``overview`` (totals, gold files, the hit-rate curve, a comparison), ``cases`` (sorted by
 gold file, line and node id), ``documents`` (text cut into ``pieces`` ``[start, end,
 text, chunk ordinals, mark numbers]`` at every chunk edge, span edge and cut, so the
-script never does offset arithmetic on text; past ``EXCERPT_ABOVE`` characters only
-excerpts around spans and cuts), ``lab`` (per gold file: chunk size C, effective overlap
+script never does offset arithmetic on text; past ``EXCERPT_ABOVE`` characters, or
+``CORPUS_ABOVE`` in all documents, only excerpts around spans and cuts), ``lab`` (per gold file: chunk size C, effective overlap
 V, span lengths, or why offsets are unknown) and ``sweep``. Every value is optional in the
 report: what is missing is left out of the page, not guessed.
 
@@ -34,9 +34,9 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, TypedDict
 
-from .lab_documents import EXCERPT_ABOVE, DocumentView, document_view
+from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 
-__all__ = ["EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
+__all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
 _ASSETS = resources.files(__package__ or "pytest_chunkrecall.render")
 # What cannot stand inside a <script> element, or a JavaScript string, as itself.
@@ -123,8 +123,10 @@ def page_model(data: PageData) -> PageModel:
         (case for case in report.get("cases") or [] if isinstance(case, Mapping)),
         key=lambda c: (str(c.get("gold_file") or ""), c.get("line") or 0, str(c.get("nodeid"))),
     )
+    excerpts = sum(len(doc["text"]) for doc in data["documents"]) > CORPUS_ABOVE
     documents = [
-        document_view(doc, cases) for doc in sorted(data["documents"], key=lambda d: d["id"])
+        document_view(doc, cases, excerpts=excerpts)
+        for doc in sorted(data["documents"], key=lambda d: d["id"])
     ]
     return {
         "chunkrecall_page": 1,

@@ -2,8 +2,9 @@
 
 The text is cut at every chunk edge, span edge and cut, so that the page's script only
 places pieces and never does offset arithmetic on text (whose offsets are Python
-characters, not JavaScript's UTF-16 units). Past :data:`EXCERPT_ABOVE` characters only
-excerpts around the spans and cuts are kept; the chunk windows are always all there.
+characters, not JavaScript's UTF-16 units). Past :data:`EXCERPT_ABOVE` characters in a
+document, or :data:`CORPUS_ABOVE` in the whole corpus, only excerpts around the spans and
+cuts are kept; the chunk windows are always all there.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ if TYPE_CHECKING:
 
 # Past this many characters, a document is shown as excerpts around its spans and cuts.
 EXCERPT_ABOVE = 200_000
+# Past this many characters in all documents together, every document is shown as excerpts.
+CORPUS_ABOVE = 2_000_000
 # Characters of context an excerpt keeps on either side of a span or a cut.
 CONTEXT = 300
 # How far an excerpt's edge may move to fall between words.
@@ -45,7 +48,9 @@ class DocumentView(TypedDict):
     pieces: list[list[Any]]
 
 
-def document_view(doc: DocumentData, cases: Sequence[Mapping[str, Any]]) -> DocumentView:
+def document_view(
+    doc: DocumentData, cases: Sequence[Mapping[str, Any]], *, excerpts: bool = False
+) -> DocumentView:
     """A document's chunk windows, its marks and its text cut into pieces (or excerpts)."""
     text, doc_id = doc["text"], doc["id"]
     placed = sorted(
@@ -54,7 +59,7 @@ def document_view(doc: DocumentData, cases: Sequence[Mapping[str, Any]]) -> Docu
     )
     windows = [[c["index"], c["start"] or 0, c["end"] or 0] for c in placed]
     marks = _marks(doc_id, cases, len(text))
-    excerpted = len(text) > EXCERPT_ABOVE
+    excerpted = excerpts or len(text) > EXCERPT_ABOVE
     if excerpted:
         shown = _merge(
             [_between_words(text, m["start"] - CONTEXT, m["end"] + CONTEXT) for m in marks]
@@ -80,11 +85,14 @@ def _marks(doc_id: str, cases: Sequence[Mapping[str, Any]], length: int) -> list
     marks: list[Mark] = []
     for case in cases:
         at, cut = case.get("span_at"), case.get("cut")
-        cut_here = cut["offset"] if isinstance(cut, Mapping) and cut.get("doc") == doc_id else None
-        if cut_here is not None and not 0 <= cut_here <= length:
+        cut_here = (
+            cut.get("offset") if isinstance(cut, Mapping) and cut.get("doc") == doc_id else None
+        )
+        if not isinstance(cut_here, int) or not 0 <= cut_here <= length:
             cut_here = None
-        if isinstance(at, Mapping) and at.get("doc") == doc_id:
-            start, end = max(0, int(at["start"])), min(length, int(at["end"]))
+        located = _located(at, doc_id, length)
+        if located:
+            start, end = located
         elif cut_here is not None:
             start = end = cut_here
         else:
@@ -101,6 +109,17 @@ def _marks(doc_id: str, cases: Sequence[Mapping[str, Any]], length: int) -> list
         )
     marks.sort(key=lambda m: (m["start"], -m["end"], m["case"]))
     return marks
+
+
+def _located(at: object, doc_id: str, length: int) -> tuple[int, int] | None:
+    """The span's offsets in this document, inside its text, if ``span_at`` gives them."""
+    if not isinstance(at, Mapping) or at.get("doc") != doc_id:
+        return None
+    start, end = at.get("start"), at.get("end")
+    if not isinstance(start, int) or not isinstance(end, int):
+        return None
+    start = max(0, min(start, length))
+    return start, max(start, min(end, length))
 
 
 def _between_words(text: str, start: int, end: int) -> tuple[int, int]:
