@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -135,6 +136,10 @@ def test_a_case_leads_to_its_span_and_the_span_back_to_its_case(shop):
     label.click()
     page.locator("#view-cases").wait_for(state="visible")
     assert page.evaluate("document.activeElement.closest('[data-case]').dataset.case") == SPLIT_CASE
+    page.goto(shop.path.as_uri() + "#documents")
+    page.locator(f"[data-in-span='{SPLIT_CASE}']").last.click()  # the span's text, not its label
+    page.locator("#view-cases").wait_for(state="visible")
+    assert page.evaluate("location.hash") == "#case:" + quote(SPLIT_CASE, safe="")
 
 
 def test_the_lab_predicts_what_the_report_predicts_and_follows_its_sliders(shop, example):

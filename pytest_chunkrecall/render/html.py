@@ -119,8 +119,9 @@ class PageModel(TypedDict):
 def page_model(data: PageData) -> PageModel:
     """The JSON the page's script reads: one entry per view (see the module docstring)."""
     report = data["report"]
-    cases = sorted(
-        (case for case in report.get("cases") or [] if isinstance(case, Mapping)),
+    cases: list[Mapping[str, Any]] = sorted(
+        # a case's share of each sweep row is already added up in the report's sweep
+        ({k: v for k, v in case.items() if k != "sweep"} for case in report.get("cases") or []),
         key=lambda c: (str(c.get("gold_file") or ""), c.get("line") or 0, str(c.get("nodeid"))),
     )
     excerpts = sum(len(doc["text"]) for doc in data["documents"]) > CORPUS_ABOVE

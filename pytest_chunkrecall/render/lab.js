@@ -321,11 +321,17 @@
       markers(p[0]);
       var cls = p[3].length === 0 ? "none" : p[3].length > 1 ? "ov" : "b" + (p[3][0] % 2);
       // the innermost span (marks are in order of start) decides the underline
-      if (p[4].length) cls += d.marks[p[4][p[4].length - 1]].split ? " ss" : " sw";
-      text.appendChild(h("span", { class: cls, "data-at": p[0] }, [p[2]]));
+      var inner = p[4].length ? d.marks[p[4][p[4].length - 1]] : null;
+      if (inner) cls += inner.split ? " ss" : " sw";
+      text.appendChild(h("span", { class: cls, "data-at": p[0], "data-in-span": inner ? inner.case : null }, [p[2]]));
       prevEnd = p[1];
     });
     if (prevEnd !== null) markers(prevEnd);
+    // clicking a span's text goes to its case, as its label does (a selection is left alone)
+    text.addEventListener("click", function (e) {
+      var inSpan = e.target.closest && e.target.closest("[data-in-span]");
+      if (inSpan && !String(window.getSelection())) location.hash = "#case:" + encodeURIComponent(inSpan.getAttribute("data-in-span"));
+    });
     body.appendChild(text);
     det.appendChild(body);
   }
