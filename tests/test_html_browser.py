@@ -49,9 +49,7 @@ class Tab:
         self.page, self.path = page, path
         self.problems: list[str] = []
         self.requests: list[str] = []
-        page.on(
-            "console", lambda m: m.type in ("error", "warning") and self.problems.append(m.text)
-        )
+        page.on("console", lambda m: m.type == "error" and self.problems.append(m.text))
         page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
         page.on("request", lambda r: self.requests.append(r.url))
 
