@@ -1,0 +1,322 @@
+"""The lab page in a real headless Chromium: its DOM after the scripts ran, its console, its pixels.
+
+Needs Debian's ``chromium`` (``apt-get install -y chromium``) and the ``playwright``
+Python package, which drives that browser (it downloads no browser of its own here).
+"""
+
+from __future__ import annotations
+
+import copy
+import shutil
+import struct
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+
+from pytest_chunkrecall.render.html import PageData, render_page
+
+from .html_pages import SHARED_DATA, example_page, pubmed_page
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+if CHROMIUM is None:
+    pytest.skip("no chromium on PATH: apt-get install -y chromium", allow_module_level=True)
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed: pip install playwright"
+)
+
+FLAGS = [
+    "--no-sandbox",  # root in a container
+    "--headless",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SPLIT_CASE = "gold/service.yaml::alaska-hawaii-surcharge"
+
+
+class Tab:
+    """A page opened from a file, with every console message, page error and request kept."""
+
+    def __init__(self, page: Any, path: Path) -> None:
+        self.page, self.path = page, path
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", lambda m: m.type == "error" and self.problems.append(m.text))
+        page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        page.on("request", lambda r: self.requests.append(r.url))
+
+    def open(self, fragment: str = "") -> Any:
+        self.page.goto(self.path.as_uri() + fragment)
+        self.page.wait_for_selector("body[data-ready='1']", state="attached", timeout=30_000)
+        return self.page
+
+
+@pytest.fixture(scope="module")
+def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    profile = tmp_path_factory.mktemp("chromium-profile")  # a fresh --user-data-dir
+    with sync_api.sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, args=FLAGS, headless=True,
+            viewport={"width": 1280, "height": 900},
+        )  # fmt: skip
+        yield context
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def example(tmp_path_factory: pytest.TempPathFactory) -> PageData:
+    return example_page(
+        tmp_path_factory.mktemp("example"), "--chunkrecall-sweep", "overlap=0,32,64"
+    )
+
+
+def tab(browser: Any, data: PageData, path: Path) -> Tab:
+    path.write_text(render_page(data), encoding="utf-8")
+    return Tab(browser.new_page(), path)
+
+
+@pytest.fixture
+def shop(browser: Any, example: PageData, tmp_path: Path) -> Iterator[Tab]:
+    opened = tab(browser, example, tmp_path / "lab.html")
+    yield opened
+    opened.page.close()
+    assert opened.problems == [], opened.problems
+    assert all(url.startswith(("file:", "data:", "about:")) for url in opened.requests), (
+        opened.requests
+    )
+
+
+def test_every_case_is_drawn_with_its_verdict(shop, example):
+    page = shop.open()
+    drawn = page.eval_on_selector_all(
+        "[data-case]", "els => els.map(e => [e.dataset.case, e.dataset.verdict])"
+    )
+    assert sorted(map(tuple, drawn)) == sorted(
+        (c["nodeid"], c["verdict"]) for c in example["report"]["cases"]
+    )
+    totals = example["report"]["totals"]["verdicts"]
+    for verdict, count in totals.items():
+        shown = page.text_content(f"[data-verdict-count='{verdict}']")
+        assert shown.strip().endswith(str(count)), (verdict, shown)
+
+
+def test_every_chunk_window_is_drawn_once_its_document_is_open(shop, example):
+    page = shop.open("#documents")
+    page.eval_on_selector_all("details.doc", "els => els.forEach(e => { e.open = true; })")
+    drawn = page.eval_on_selector_all("[data-chunk]", "els => els.map(e => e.dataset.chunk)")
+    expected = [f"{d['id']}#{c['index']}" for d in example["documents"] for c in d["chunks"]]
+    assert sorted(drawn) == sorted(expected)
+    named = {f"{c['doc']}#{c['index']}" for case in example["report"]["cases"] for c in case["top"]}
+    assert named <= set(drawn)
+
+
+def test_a_case_leads_to_its_span_and_the_span_back_to_its_case(shop):
+    page = shop.open(f"#case:{SPLIT_CASE}")
+    article = page.locator(f"[data-case='{SPLIT_CASE}']")
+    assert article.locator("details").get_attribute("open") is not None
+    assert "|\u2702|" in article.locator("[data-cut]").text_content()
+    article.locator("[data-goto-span]").click()
+    label = page.locator(f"[data-span='{SPLIT_CASE}']")
+    label.wait_for(state="visible")
+    assert label.get_attribute("data-split") == "true"
+    assert "split" in label.text_content()  # not colour alone
+    assert page.evaluate("document.activeElement.dataset.span") == SPLIT_CASE
+    cut = page.locator(f"[data-cut-of='{SPLIT_CASE}']")
+    assert cut.get_attribute("aria-label").startswith("cut")
+    label.click()
+    page.locator("#view-cases").wait_for(state="visible")
+    assert page.evaluate("document.activeElement.closest('[data-case]').dataset.case") == SPLIT_CASE
+    page.goto(shop.path.as_uri() + "#documents")
+    page.locator(f"[data-in-span='{SPLIT_CASE}']").last.click()  # the span's text, not its label
+    page.locator("#view-cases").wait_for(state="visible")
+    assert page.evaluate("location.hash") == "#case:" + quote(SPLIT_CASE, safe="")
+
+
+def test_the_lab_predicts_what_the_report_predicts_and_follows_its_sliders(shop, example):
+    page = shop.open("#lab")
+    for gold in example["report"]["gold_files"]:
+        box = page.locator(f"[data-lab='{gold['path']}']")
+        shown = float(box.locator("[data-readout='P']").get_attribute("data-value"))
+        assert shown == pytest.approx(gold["spans"]["predicted_whole"], abs=5e-4)
+        assert box.locator("[data-observed]").count() == 1
+    box = page.locator("[data-lab='gold/policies.yaml']")
+    slider = box.locator("input[aria-label='overlap V']")
+    before = int(box.locator("[data-readout='V']").text_content())
+    slider.focus()
+    page.keyboard.press("ArrowRight")
+    assert int(box.locator("[data-readout='V']").text_content()) == before + 1
+    slider.fill("0")
+    size = example["report"]["gold_files"][0]["geometry"]["size_p50"]
+    assert box.locator("[data-readout='cost']").text_content() == "1.00\u00d7"
+    box.locator("input[aria-label='span length L']").fill(str(size + 1))  # longer than a chunk
+    assert box.locator("[data-readout='PL']").text_content() == "0.0%"
+    assert "0.0%" in box.locator("[data-readout='ideal-share']").text_content()
+
+
+def test_the_sweep_is_tabled_and_charted(shop, example):
+    page = shop.open("#sweep")
+    rows = example["report"]["sweep"]["rows"]
+    assert page.locator("#view-sweep tbody tr").count() == len(rows)
+    assert page.locator("#view-sweep rect[data-row]").count() == len(rows)
+
+
+def test_the_keyboard_reaches_every_view(shop):
+    page = shop.open()
+    for name in ("cases", "documents", "lab", "sweep", "overview"):
+        page.focus(f"nav a[data-view='{name}']")
+        page.keyboard.press("Enter")
+        page.locator(f"#view-{name}").wait_for(state="visible")
+
+
+def test_printing_shows_every_view_and_opens_every_case(shop):
+    page = shop.open()
+    page.emulate_media(media="print")
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")
+    hidden = page.eval_on_selector_all(
+        "section.view", "els => els.filter(e => getComputedStyle(e).display === 'none').length"
+    )
+    assert hidden == 0
+    assert page.locator("article.case details:not([open])").count() == 0
+    assert len(page.pdf()) > 10_000
+
+
+def test_a_screenshot_is_not_blank(shop):
+    page = shop.open("#documents")
+    colours = distinct_colours(page.screenshot(clip={"x": 0, "y": 0, "width": 800, "height": 600}))
+    assert colours > 50, f"only {colours} colours on screen"
+
+
+def test_hostile_text_renders_as_text_and_runs_no_script(browser, tmp_path):
+    evil = (
+        'Intro </script><script>window.__pwned = 1</script> and <img src=x onerror="window.__pwned=2">'
+        " then \U0001d518\U0001d52b\U0001d526 \U0001f600 line\u2028sep & <b>bold</b> 30 days end."
+    )
+    needle = "30 days"
+    start = evil.index(needle)
+    report = {
+        "totals": {"cases": 1, "hits": 1, "hit_rate": 1.0, "split_spans": 0, "verdicts": {"hit": 1}},
+        "gold_files": [{"path": "gold/<x>.yaml", "chunks": 2, "geometry": {"placed": 0}}],
+        "cases": [{
+            "nodeid": "gold/<x>.yaml::<script>", "gold_file": "gold/<x>.yaml", "id": "<script>", "line": 1,
+            "question": "<img src=y onerror=\"window.__pwned=3\">?", "needles": [needle], "span": None,
+            "verdict": "hit", "rank": 1, "span_split": False, "k": 1,
+            "top": [{"doc": "docs/</script>.md", "index": 1, "start": 40, "end": len(evil), "preview": "<b>x</b>", "rank": 1}],
+            "span_at": {"doc": "docs/</script>.md", "start": start, "end": start + len(needle)},
+        }],
+    }  # fmt: skip
+    chunks = [{"index": 0, "start": 0, "end": 60}, {"index": 1, "start": 40, "end": len(evil)}]
+    data: PageData = {
+        "report": report,
+        "documents": [{"id": "docs/</script>.md", "text": evil, "chunks": chunks}],
+    }
+    opened = tab(browser, data, tmp_path / "evil.html")
+    page = opened.open("#documents")
+    assert page.evaluate("window.__pwned") is None
+    assert page.locator("img, [onerror]").count() == 0
+    text = page.text_content("[data-doc='docs/</script>.md'] .text")
+    assert "</script><script>window.__pwned = 1</script>" in text and "\U0001f600" in text
+    assert "<b>bold</b>" in text
+    # offsets past characters outside the BMP still land on the span
+    label = page.locator("[data-span='gold/<x>.yaml::<script>']")
+    assert label.evaluate("e => e.nextSibling.textContent") == needle
+    assert page.locator("[data-reason='offsets']").count() == 1  # the lab says, not draws
+    page.close()
+    assert opened.problems == []
+
+
+def test_fields_the_report_may_carry_are_shown(browser, example, tmp_path):
+    data = copy.deepcopy(example)
+    report: dict[str, Any] = data["report"]  # type: ignore[assignment]
+    report["totals"].update(
+        mrr=0.871, hit_rate_at={"1": 0.8, "2": 0.9, "3": 0.95}, hit_rate_ci95=[0.87, 0.98]
+    )
+    report["comparison"] = {
+        "cases": 64, "regressions": 1, "improvements": 0, "hit_rate_before": 0.969, "hit_rate_after": 0.953,
+        "delta_points": -1.6, "ci95_points": [-4.6, 1.5], "p_value": 0.5, "decision": "not_enough_evidence",
+    }  # fmt: skip
+    case = next(c for c in report["cases"] if c["nodeid"] == SPLIT_CASE)
+    case["baseline"] = {"verdict": "hit", "rank": 2}
+    opened = tab(browser, data, tmp_path / "full.html")
+    page = opened.open()
+    assert page.locator("[data-total='mrr']").text_content().startswith("MRR0.871")
+    assert page.locator("circle[data-r]").count() == 3
+    assert "not_enough_evidence" in page.text_content("#view-overview")
+    page = opened.open(f"#case:{SPLIT_CASE}")
+    assert "baseline" in page.locator(f"[data-case='{SPLIT_CASE}']").text_content()
+    page.close()
+    assert opened.problems == []
+
+
+def test_a_bare_report_makes_a_page_without_errors(browser, tmp_path):
+    opened = tab(browser, {"report": {}, "documents": []}, tmp_path / "bare.html")
+    for view in ("overview", "cases", "documents", "lab"):
+        page = opened.open(f"#{view}")
+        assert page.locator(f"#view-{view}").is_visible()
+    assert "No case was evaluated" in page.text_content("#view-cases")
+    assert page.locator("#view-sweep").count() == 0
+    page.close()
+    assert opened.problems == []
+
+
+def test_pubmed_page_is_small_and_quick(browser, tmp_path):
+    if not SHARED_DATA.is_dir():
+        pytest.skip(f"shared data not found at {SHARED_DATA}")
+    data = pubmed_page(tmp_path)
+    path = tmp_path / "pubmed.html"
+    started = time.perf_counter()
+    opened = tab(browser, data, path)
+    page = opened.open("#documents")
+    took = time.perf_counter() - started
+    assert path.stat().st_size < 6_000_000
+    assert took < 10, f"render and first paint took {took:.1f} s"
+    assert page.locator("[data-case]").count() == len(data["report"]["cases"])
+    assert page.locator("[data-chunk]").count() == len(data["documents"][0]["chunks"])
+    page.close()
+    assert opened.problems == []
+
+
+def distinct_colours(png: bytes) -> int:
+    """How many colours a PNG screenshot has (8-bit RGB/RGBA, as Chromium writes them)."""
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    at, chunks = 8, {}
+    idat = b""
+    while at < len(png):
+        (length,) = struct.unpack(">I", png[at : at + 4])
+        kind = png[at + 4 : at + 8]
+        body = png[at + 8 : at + 8 + length]
+        if kind == b"IDAT":
+            idat += body
+        else:
+            chunks[kind] = body
+        at += 12 + length
+    width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+    assert depth == 8 and colour in (2, 6)
+    step = 3 if colour == 2 else 4
+    raw, stride = zlib.decompress(idat), width * step
+    previous, seen = bytearray(stride), set()
+    for y in range(height):
+        kind, row = (
+            raw[y * (stride + 1)],
+            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+        )
+        for x in range(stride):
+            a = row[x - step] if x >= step else 0
+            b, c = previous[x], previous[x - step] if x >= step else 0
+            row[x] = (row[x] + (0, a, b, (a + b) // 2, _paeth(a, b, c))[kind]) & 255
+        seen.update(bytes(row[i : i + 3]) for i in range(0, stride, step * 7))
+        previous = row
+    return len(seen)
+
+
+def _paeth(a: int, b: int, c: int) -> int:
+    p = a + b - c
+    pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+    return a if pa <= pb and pa <= pc else b if pb <= pc else c
