@@ -18,9 +18,11 @@ from ..matching import Folded, fold, fold_text
 
 # A sentence ends at . ! or ? (with closing quotes or brackets) followed by
 # whitespace and a character that can start a sentence; a paragraph or a
-# Markdown block (heading, list item, table row, quote) starts a new one too.
+# Markdown block (heading, list item, table row, quote) starts a new one too,
+# after its marker.
 _SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*\s+(?=["'“‘(\[]?[^\s\w]*[A-Z0-9À-Þ])""")
-_BLOCK_START = re.compile(r"\n[ \t]*(?:\n\s*|(?=#|[-*+] |\d+[.)] |\||>))")
+_MARKER = r"(?:#+[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]*)"
+_BLOCK_START = re.compile(rf"(?:\A|\n)[ \t]*(?:\n\s*)?{_MARKER}|\n[ \t]*\n\s*|\n(?=[ \t]*\|)")
 _ABBREVIATION = re.compile(
     r"(?:\b[A-Za-z]|\b(?:Mr|Mrs|Ms|Dr|Prof|St|Jr|Sr|vs|etc|No|Fig|Inc|Ltd|Co|Corp|Gen|Col|Lt|Sgt|Rev|Mt|approx|ca|e\.g|i\.e))\.$"
 )

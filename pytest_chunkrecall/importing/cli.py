@@ -98,7 +98,7 @@ def _squad(args: argparse.Namespace) -> int:
     print(
         f"import squad: {_count(found.articles, 'article')}, {_count(found.cases, 'case')}; "
         f"{_count(found.unanswerable, 'unanswerable question')} skipped; "
-        f"{_count(found.corrected, 'answer_start')} corrected to the nearest occurrence; "
+        f"{_count(found.corrected, 'answer_start offset')} corrected to the nearest occurrence; "
         f"{found.unresolved} unresolved"
     )
     _wrote(found.output)

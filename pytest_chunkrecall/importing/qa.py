@@ -47,8 +47,9 @@ def import_qa(
         )
     rows = read_rows(path)
     sources = [
-        Source(relative(file, cwd), read_text(file, what="corpus file"), file)
+        Source(name, read_text(file, what="corpus file", shown=name), file)
         for file in find_files(corpus, cwd, where="--corpus")
+        for name in [relative(file, cwd)]
     ]
     gold_dir = (cwd / out).parent
     ids = Ids()

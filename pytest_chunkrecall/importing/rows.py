@@ -20,12 +20,16 @@ class Row:
     where: str
 
 
-def read_text(path: Path, *, what: str = "input file") -> str:
-    """The UTF-8 text of ``path``; an error naming the line of the first byte that is not UTF-8."""
+def read_text(path: Path, *, what: str = "input file", shown: str | None = None) -> str:
+    """The UTF-8 text of ``path``; an error naming the line of the first byte that is not UTF-8.
+
+    ``shown`` is how errors name the file (default: ``path`` as given).
+    """
+    shown = shown or str(path)
     try:
         data = path.read_bytes()
     except OSError as exc:
-        raise ChunkrecallError(f"cannot read the {what}: {exc.strerror}", where=str(path)) from None
+        raise ChunkrecallError(f"cannot read the {what}: {exc.strerror}", where=shown) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -33,7 +37,7 @@ def read_text(path: Path, *, what: str = "input file") -> str:
         raise ChunkrecallError(
             f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
             "convert it to UTF-8, e.g. with iconv",
-            where=f"{path}:{line}",
+            where=f"{shown}:{line}",
         ) from None
 
 

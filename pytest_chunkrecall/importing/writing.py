@@ -113,7 +113,11 @@ def one_line(text: str, limit: int = 160) -> str:
 
 
 def _comments(lines: Iterable[str], *, indent: str) -> str:
-    return "".join(f"{indent}# {one_line(line, 400)}\n" for line in lines)
+    # a note's own leading spaces indent it under the one before
+    return "".join(
+        f"{indent}# {line[: len(line) - len(line.lstrip())]}{one_line(line, 400)}\n"
+        for line in lines
+    )
 
 
 def _dump(value: object) -> str:
