@@ -19,18 +19,27 @@ def references(data: Path) -> dict[str, list[tuple[str, list[dict[str, object]]]
     found: dict[str, list[tuple[str, list[dict[str, object]]]]] = {}
     with (data / "questions_df.csv").open(encoding="utf-8", newline="") as handle:
         for row in csv.DictReader(handle):
-            found.setdefault(row["corpus_id"], []).append((row["question"], json.loads(row["references"])))
+            found.setdefault(row["corpus_id"], []).append(
+                (row["question"], json.loads(row["references"]))
+            )
     return found
 
 
-def test_every_reference_becomes_a_case_anchored_at_its_offsets(capsys, chunking_evaluation, tmp_path):
+def test_every_reference_becomes_a_case_anchored_at_its_offsets(
+    capsys, chunking_evaluation, tmp_path
+):
     status, out, _ = command(
         capsys, "import", "chunking-evaluation", chunking_evaluation / "questions_df.csv",
         "--corpora", chunking_evaluation / "corpora", "--out", tmp_path,
     )  # fmt: skip
     assert status == 0, out
-    assert "472 questions in 5 corpora, 790 cases: 790 resolved (0 at a corrected offset), 0 unresolved" in out
-    assert files_under(tmp_path / "gold") == sorted(f"{c}.yaml" for c in references(chunking_evaluation))
+    assert (
+        "472 questions in 5 corpora, 790 cases: 790 resolved (0 at a corrected offset), 0 unresolved"
+        in out
+    )
+    assert files_under(tmp_path / "gold") == sorted(
+        f"{c}.yaml" for c in references(chunking_evaluation)
+    )
     for corpus_id, questions in references(chunking_evaluation).items():
         gold = yaml.safe_load((tmp_path / "gold" / f"{corpus_id}.yaml").read_text("utf-8"))
         text = (tmp_path / "gold" / gold["corpus"]).read_text("utf-8")
@@ -66,8 +75,14 @@ def test_the_imported_project_has_no_absent_case(capsys, chunking_evaluation, py
     assert len(report["gold_files"]) == 5
 
 
-def test_shifted_offsets_are_corrected_and_a_foreign_excerpt_is_unresolved(capsys, chunking_evaluation, tmp_path):
-    rows = list(csv.DictReader((chunking_evaluation / "questions_df.csv").open(encoding="utf-8", newline="")))
+def test_shifted_offsets_are_corrected_and_a_foreign_excerpt_is_unresolved(
+    capsys, chunking_evaluation, tmp_path
+):
+    rows = list(
+        csv.DictReader(
+            (chunking_evaluation / "questions_df.csv").open(encoding="utf-8", newline="")
+        )
+    )
     rows = [row for row in rows if row["corpus_id"] == "state_of_the_union"][:3]
     first = json.loads(rows[0]["references"])
     first[0]["start_index"] += 1  # off by one, as in real sets
@@ -86,7 +101,10 @@ def test_shifted_offsets_are_corrected_and_a_foreign_excerpt_is_unresolved(capsy
         "--out", tmp_path / "p",
     )  # fmt: skip
     assert status == 1
-    assert "3 questions in 1 corpus, 5 cases: 4 resolved (1 at a corrected offset), 1 unresolved" in out
+    assert (
+        "3 questions in 1 corpus, 5 cases: 4 resolved (1 at a corrected offset), 1 unresolved"
+        in out
+    )
     unresolved = (tmp_path / "p" / "gold" / "state_of_the_union.unresolved.yaml").read_text("utf-8")
     assert [e["id"] for e in yaml.safe_load(unresolved)["unresolved"]] == ["q002-1"]
     assert "# q002-1: the excerpt at 29533..29592 is not in" in unresolved
@@ -106,10 +124,14 @@ def test_shifted_offsets_are_corrected_and_a_foreign_excerpt_is_unresolved(capsy
          "questions_df.csv:3: this row has no 'corpus_id'"),
     ],
 )  # fmt: skip
-def test_bad_rows_name_their_line_and_nothing_is_written(capsys, chunking_evaluation, tmp_path, monkeypatch, row, expected):
+def test_bad_rows_name_their_line_and_nothing_is_written(
+    capsys, chunking_evaluation, tmp_path, monkeypatch, row, expected
+):
     monkeypatch.chdir(tmp_path)
     good = '"Q?","[{""content"": ""Madam Speaker"", ""start_index"": 0, ""end_index"": 13}]",state_of_the_union'
-    Path("questions_df.csv").write_text(f"question,references,corpus_id\n{good}\n{row}\n", encoding="utf-8")
+    Path("questions_df.csv").write_text(
+        f"question,references,corpus_id\n{good}\n{row}\n", encoding="utf-8"
+    )
     status, out, err = command(
         capsys, "import", "chunking-evaluation", "questions_df.csv",
         "--corpora", chunking_evaluation / "corpora", "--out", "p",

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 
 import pytest
 import yaml
+
+from pytest_chunkrecall.gold import parse
 
 from .import_support import command, files_under, needs_doc_key, run_pytest, without_doc_keys
 
@@ -27,7 +30,11 @@ Express shipping takes 2 business days. Standard shipping takes 5 business days.
 - Members return for free within 30 days.
 """
 RESOLVABLE = [
-    {"id": "express", "question": "How long does express shipping take?", "answer": "2 business days"},
+    {
+        "id": "express",
+        "question": "How long does express shipping take?",
+        "answer": "2 business days",
+    },
     # case and a line break differ from the text: still one occurrence
     {"question": "What is the restocking fee?", "answer": "RESTOCKING  fee of 15 Percent"},
     # "30 days" is in both documents; the row's doc settles it
@@ -54,8 +61,6 @@ def jsonl(path: Path, rows: list[dict[str, str]]) -> Path:
 
 
 def csv_file(path: Path, rows: list[dict[str, str]]) -> Path:
-    import csv
-
     with path.open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=["id", "question", "answer", "doc"])
         writer.writeheader()
@@ -71,7 +76,9 @@ def load(path: Path) -> dict[str, object]:
 @pytest.mark.parametrize("write", [jsonl, csv_file], ids=["jsonl", "csv"])
 def test_each_answer_found_once_becomes_a_case_with_its_sentence(capsys, project, write):
     rows = write(project / f"rows.{'jsonl' if write is jsonl else 'csv'}", RESOLVABLE)
-    status, out, _ = command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, out, _ = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 0, out
     assert "import qa: 3 resolved, 0 ambiguous, 0 not found" in out
     gold = load(project / "gold" / "faq.yaml")
@@ -92,7 +99,9 @@ def test_each_answer_found_once_becomes_a_case_with_its_sentence(capsys, project
 
 def test_repeated_and_missing_answers_are_left_unresolved_with_their_places(capsys, project):
     rows = jsonl(project / "rows.jsonl", RESOLVABLE + UNRESOLVABLE)
-    status, out, _ = command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, out, _ = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 1
     assert "import qa: 3 resolved, 1 ambiguous, 1 not found" in out
     text = (project / "gold" / "faq.unresolved.yaml").read_text("utf-8")
@@ -100,7 +109,11 @@ def test_repeated_and_missing_answers_are_left_unresolved_with_their_places(caps
     assert "cases" not in data and data["corpus"] == "../docs/*.md"
     assert data["unresolved"] == [
         {"id": "window", "question": "Within how many days can I return?", "needle": "30 days"},
-        {"id": "refund", "question": "Where do refunds go?", "needle": "the original payment methods"},
+        {
+            "id": "refund",
+            "question": "Where do refunds go?",
+            "needle": "the original payment methods",
+        },
     ]
     assert "# window: ambiguous, the answer occurs 2 times:" in text
     assert "#   docs/returns.md:3: 'Items can be returned within 30 days of delivery.'" in text
@@ -118,17 +131,19 @@ def test_a_fixed_entry_moved_into_cases_is_a_valid_case(capsys, project):
     gold = load(project / "gold" / "faq.yaml")
     gold["cases"].append({**entry, "span": "Items can be returned within 30 days of delivery."})  # type: ignore[attr-defined]
     without = {**gold, "cases": [{k: v for k, v in c.items() if k != "doc"} for c in gold["cases"]]}  # type: ignore[attr-defined]
-    from pytest_chunkrecall.gold import parse
-
     parsed = parse(yaml.safe_dump(without), path=project / "gold" / "faq.yaml", name="faq.yaml")
     assert [case.id for case in parsed.cases][-1] == "window"
 
 
 def test_when_every_row_is_unresolved_no_gold_file_is_written(capsys, project):
     rows = jsonl(project / "rows.jsonl", UNRESOLVABLE)
-    status, _, _ = command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, _, _ = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 1
-    assert files_under(project / "gold") == ["faq.unresolved.yaml"]  # an empty cases: would not load
+    assert files_under(project / "gold") == [
+        "faq.unresolved.yaml"
+    ]  # an empty cases: would not load
 
 
 def test_the_imported_gold_file_has_no_absent_case(capsys, pytester, project):
@@ -170,7 +185,9 @@ def test_existing_gold_is_not_overwritten_without_force(capsys, project):
     rows = jsonl(project / "rows.jsonl", RESOLVABLE)
     (project / "gold").mkdir()
     (project / "gold" / "faq.yaml").write_text("# mine\n", encoding="utf-8")
-    status, _, err = command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, _, err = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 2 and "would overwrite gold/faq.yaml" in err.replace(str(project) + "/", "")
     assert (project / "gold" / "faq.yaml").read_text("utf-8") == "# mine\n"
     status, _, _ = command(
@@ -196,9 +213,13 @@ def test_existing_gold_is_not_overwritten_without_force(capsys, project):
         ("rows.txt", "question,answer\n", "rows.txt: cannot tell the format"),
     ],
 )  # fmt: skip
-def test_bad_rows_are_one_line_naming_the_row_and_nothing_is_written(capsys, project, name, content, expected):
+def test_bad_rows_are_one_line_naming_the_row_and_nothing_is_written(
+    capsys, project, name, content, expected
+):
     (project / name).write_text(content, encoding="utf-8")
-    status, out, err = command(capsys, "import", "qa", name, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, out, err = command(
+        capsys, "import", "qa", name, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 2
     assert err == f"error: {expected}" + err[len(expected) + 7 :] and err.count("\n") == 1, err
     assert "Traceback" not in out + err
@@ -207,7 +228,9 @@ def test_bad_rows_are_one_line_naming_the_row_and_nothing_is_written(capsys, pro
 
 def test_an_empty_corpus_glob_is_an_error(capsys, project):
     rows = jsonl(project / "rows.jsonl", RESOLVABLE)
-    status, _, err = command(capsys, "import", "qa", rows, "--corpus", "manuals/*.md", "--out", "gold/faq.yaml")
+    status, _, err = command(
+        capsys, "import", "qa", rows, "--corpus", "manuals/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 2
     assert err.startswith("error: --corpus: corpus pattern 'manuals/*.md' matches no file")
     assert not (project / "gold").exists()
@@ -215,10 +238,17 @@ def test_an_empty_corpus_glob_is_an_error(capsys, project):
 
 def test_files_that_are_not_utf8_are_named_with_their_line(capsys, project):
     (project / "rows.csv").write_bytes("question,answer\nO\xf9 ?,30 days\n".encode("latin-1"))
-    status, _, err = command(capsys, "import", "qa", "rows.csv", "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
-    assert (status, err) == (2, "error: rows.csv:2: the input file is not UTF-8 text (byte 0xf9); convert it to UTF-8, e.g. with iconv\n")
+    status, _, err = command(
+        capsys, "import", "qa", "rows.csv", "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
+    assert (status, err) == (
+        2,
+        "error: rows.csv:2: the input file is not UTF-8 text (byte 0xf9); convert it to UTF-8, e.g. with iconv\n",
+    )
     rows = jsonl(project / "rows.jsonl", RESOLVABLE)
     (project / "docs" / "legacy.md").write_bytes(b"line one\nCaf\xe9\n")
-    status, _, err = command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    status, _, err = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
     assert status == 2 and "error: docs/legacy.md:2: the corpus file is not UTF-8" in err
     assert not (project / "gold").exists()

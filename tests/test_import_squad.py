@@ -17,7 +17,7 @@ BROADCAST = (
     "Super Bowl 50 was an American football game to determine the champion of the National "
     "Football League (NFL) for the 2015 season. The American Football Conference (AFC) champion "
     "Denver Broncos defeated the National Football Conference (NFC) champion Carolina Panthers "
-    "24–10 to earn their third Super Bowl title. The game was played on February 7, 2016, at "
+    "24\u201310 to earn their third Super Bowl title. The game was played on February 7, 2016, at "
     "Levi's Stadium in the San Francisco Bay Area at Santa Clara, California."
 )
 HALFTIME = (
@@ -33,26 +33,57 @@ WARSAW = (
 )
 
 
-def qa(qid: str, question: str, context: str, answer: str, *, shift: int = 0, nth: int = 0) -> dict[str, Any]:
+def qa(
+    qid: str, question: str, context: str, answer: str, *, shift: int = 0, nth: int = 0
+) -> dict[str, Any]:
     """A SQuAD question whose answer_start points at the ``nth`` occurrence, off by ``shift``."""
     start = -1
     for _ in range(nth + 1):
         start = context.index(answer, start + 1)
-    return {"id": qid, "question": question, "answers": [{"text": answer, "answer_start": start + shift}]}
+    return {
+        "id": qid,
+        "question": question,
+        "answers": [{"text": answer, "answer_start": start + shift}],
+    }
 
 
 def squad_file(path: Path, version: str) -> Path:
     """A small SQuAD file: two articles, correct, off-by-one and repeated answers."""
     broadcast = [
         qa("5733be284776f41900661182", "Who won Super Bowl 50?", BROADCAST, "Denver Broncos"),
-        qa("5733be284776f41900661183", "Where was Super Bowl 50 played?", BROADCAST, "Levi's Stadium", shift=1),
-        qa("5733be284776f41900661184", "Which team lost?", BROADCAST, "Carolina Panthers", shift=-1),
+        qa(
+            "5733be284776f41900661183",
+            "Where was Super Bowl 50 played?",
+            BROADCAST,
+            "Levi's Stadium",
+            shift=1,
+        ),
+        qa(
+            "5733be284776f41900661184", "Which team lost?", BROADCAST, "Carolina Panthers", shift=-1
+        ),
     ]
     halftime = [
         # "Coldplay" occurs twice; answer_start names the second, in the sentence about the guests
-        qa("56be4db0acb8001400a502ec", "Who joined the headliners on stage?", HALFTIME, "Coldplay", nth=1),
-        qa("56be4db0acb8001400a502ed", "Which network broadcast the game in the U.S.?", HALFTIME, "CBS"),
-        qa("56be4db0acb8001400a502ee", "What did a 30-second commercial cost?", HALFTIME, "$5 million", shift=2),
+        qa(
+            "56be4db0acb8001400a502ec",
+            "Who joined the headliners on stage?",
+            HALFTIME,
+            "Coldplay",
+            nth=1,
+        ),
+        qa(
+            "56be4db0acb8001400a502ed",
+            "Which network broadcast the game in the U.S.?",
+            HALFTIME,
+            "CBS",
+        ),
+        qa(
+            "56be4db0acb8001400a502ee",
+            "What did a 30-second commercial cost?",
+            HALFTIME,
+            "$5 million",
+            shift=2,
+        ),
     ]
     warsaw = [
         qa("56de0f6c4396321400ee257e", "How far is Warsaw from the Baltic Sea?", WARSAW, "260 kilometres"),
@@ -93,7 +124,9 @@ def test_each_article_becomes_a_document_of_its_paragraphs(capsys, squad, tmp_pa
     status, out, _ = command(capsys, "import", "squad", squad, "--out", tmp_path / "project")
     project = tmp_path / "project"
     assert status == 1, out  # one answer is not in its paragraph
-    assert (project / "docs" / "super_bowl_50.md").read_text("utf-8") == BROADCAST + "\n\n" + HALFTIME + "\n"
+    assert (project / "docs" / "super_bowl_50.md").read_text(
+        "utf-8"
+    ) == BROADCAST + "\n\n" + HALFTIME + "\n"
     assert (project / "docs" / "warsaw.md").read_text("utf-8") == WARSAW + "\n"
     assert (project / "pytest.ini").read_text("utf-8").startswith("[pytest]")
 
@@ -107,12 +140,14 @@ def test_cases_carry_the_dataset_id_the_first_answer_and_its_sentence(capsys, sq
         "question": "Who won Super Bowl 50?",
         "needle": "Denver Broncos",
         "span": "The American Football Conference (AFC) champion Denver Broncos defeated the "
-        "National Football Conference (NFC) champion Carolina Panthers 24–10 to earn their "
+        "National Football Conference (NFC) champion Carolina Panthers 24\u201310 to earn their "
         "third Super Bowl title.",
         "doc": "../docs/super_bowl_50.md",
     }
     # "U.S." does not end the sentence; the repeated answer takes the occurrence answer_start names
-    assert cases["56be4db0acb8001400a502ed"]["span"].startswith("CBS broadcast Super Bowl 50 in the U.S., and")
+    assert cases["56be4db0acb8001400a502ed"]["span"].startswith(
+        "CBS broadcast Super Bowl 50 in the U.S., and"
+    )
     assert cases["56be4db0acb8001400a502ec"]["span"] == (
         "Coldplay was joined by special guest performers Beyoncé and Bruno Mars."
     )
@@ -126,7 +161,9 @@ def test_off_offsets_are_corrected_and_counted(capsys, squad, tmp_path):
     _, out, _ = command(capsys, "import", "squad", squad, "--out", tmp_path)
     assert "3 answer_start offsets corrected to the nearest occurrence" in out
     cases = cases_of(tmp_path / "gold" / f"{squad.stem.replace('.', '-')}.yaml")
-    assert cases["56be4db0acb8001400a502ee"]["span"].endswith("for a 30-second commercial during the game.")
+    assert cases["56be4db0acb8001400a502ee"]["span"].endswith(
+        "for a 30-second commercial during the game."
+    )
 
 
 def test_unanswerable_questions_are_skipped_and_counted(capsys, tmp_path):
@@ -195,7 +232,10 @@ def test_a_pytest_ini_of_the_user_is_never_replaced(capsys, squad, tmp_path):
     [
         ('{"data": [\n  {"title": "x",\n', ":3: the SQuAD file is not valid JSON"),
         ('{"data": {"title": "x"}}', "'data' must be a list"),
-        ('{"data": [{"title": "x", "paragraphs": [{"qas": []}]}]}', "data[0].paragraphs[0]: 'context'"),
+        (
+            '{"data": [{"title": "x", "paragraphs": [{"qas": []}]}]}',
+            "data[0].paragraphs[0]: 'context'",
+        ),
         (
             '{"data": [{"title": "x", "paragraphs": [{"context": "a b", "qas": '
             '[{"id": "1", "answers": [{"text": "a", "answer_start": 0}]}]}]}]}',
@@ -208,7 +248,9 @@ def test_a_pytest_ini_of_the_user_is_never_replaced(capsys, squad, tmp_path):
         ),
     ],
 )
-def test_bad_input_is_one_line_naming_the_place_and_nothing_is_written(capsys, tmp_path, content, message):
+def test_bad_input_is_one_line_naming_the_place_and_nothing_is_written(
+    capsys, tmp_path, content, message
+):
     path = tmp_path / "bad.json"
     path.write_text(content, encoding="utf-8")
     status, out, err = command(capsys, "import", "squad", path, "--out", tmp_path / "p")
@@ -238,4 +280,3 @@ def test_help_names_every_format():
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         assert all(word in finished.stdout for word in expected), finished.stdout
-

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -20,7 +21,9 @@ from ..matching import Folded, fold, fold_text
 # whitespace and a character that can start a sentence; a paragraph or a
 # Markdown block (heading, list item, table row, quote) starts a new one too,
 # after its marker.
-_SENTENCE_END = re.compile(r"""[.!?]["'”’)\]]*\s+(?=["'“‘(\[]?[^\s\w]*[A-Z0-9À-Þ])""")
+_SENTENCE_END = re.compile(
+    "[.!?][\"'\u201d\u2019)\\]]*\\s+(?=[\"'\u201c\u2018(\\[]?[^\\s\\w]*[A-Z0-9\u00c0-\u00de])"
+)
 _MARKER = r"(?:#+[ \t]+|[-*+][ \t]+|\d+[.)][ \t]+|>[ \t]*)"
 _BLOCK_START = re.compile(rf"(?:\A|\n)[ \t]*(?:\n\s*)?{_MARKER}|\n[ \t]*\n\s*|\n(?=[ \t]*\|)")
 _ABBREVIATION = re.compile(
@@ -125,7 +128,7 @@ def sentences(text: str) -> list[tuple[int, int]]:
     """The bounds of each sentence of ``text``, without surrounding whitespace."""
     cuts = [0, *(b for b in _boundaries(text) if 0 < b < len(text)), len(text)]
     found = []
-    for begin, end in zip(cuts, cuts[1:], strict=False):
+    for begin, end in pairwise(cuts):
         piece = text[begin:end]
         if piece.strip():
             lead = len(piece) - len(piece.lstrip())

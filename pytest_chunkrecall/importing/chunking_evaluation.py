@@ -20,13 +20,65 @@ from pathlib import Path
 from ..errors import ChunkrecallError
 from .anchor import Source, closest, nearest, occurrences, sentences
 from .rows import Row, read_rows, read_text, require
-from .writing import PYTEST_INI, GoldCase, Ids, Output, Unresolved, gold_yaml, one_line, relative, unresolved_yaml
+from .writing import (
+    PYTEST_INI,
+    GoldCase,
+    Ids,
+    Output,
+    Unresolved,
+    gold_yaml,
+    one_line,
+    relative,
+    unresolved_yaml,
+)
 
 _WORD = re.compile(r"\w{3,}")
 _STOP = frozenset(
-    "the and for are was were what which who whom whose how why when where that this these those "
-    "with from into does did has have had its their there than then they them his her our your "
-    "about according mentioned described discussed".split()
+    [
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "why",
+        "when",
+        "where",
+        "that",
+        "this",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "its",
+        "their",
+        "there",
+        "than",
+        "then",
+        "they",
+        "them",
+        "his",
+        "her",
+        "our",
+        "your",
+        "about",
+        "according",
+        "mentioned",
+        "described",
+        "discussed",
+    ]
 )
 
 
@@ -86,16 +138,25 @@ def import_chunking_evaluation(
                 corrected += 1
             if len(occurrences(source, excerpt)) > 1:
                 repeated += 1
-            cases[corpus_id].append(GoldCase(case_id, question, needle(excerpt, question), excerpt.strip()))
+            cases[corpus_id].append(
+                GoldCase(case_id, question, needle(excerpt, question), excerpt.strip())
+            )
     output = Output(force=force)
-    header = [f"Imported from {path.name} by python -m pytest_chunkrecall import chunking-evaluation."]
+    header = [
+        f"Imported from {path.name} by python -m pytest_chunkrecall import chunking-evaluation."
+    ]
     for corpus_id, source in sources.items():
         assert source.path is not None
         settings = {"corpus": relative(source.path.resolve(), gold_dir.resolve())}
         if cases[corpus_id]:
-            output.add(gold_dir / f"{corpus_id}.yaml", gold_yaml(header, settings, cases[corpus_id]))
+            output.add(
+                gold_dir / f"{corpus_id}.yaml", gold_yaml(header, settings, cases[corpus_id])
+            )
         if unresolved[corpus_id]:
-            notes = [*header, "These excerpts are not in the corpus: fix each, then move it into cases:."]
+            notes = [
+                *header,
+                "These excerpts are not in the corpus: fix each, then move it into cases:.",
+            ]
             output.add(
                 gold_dir / f"{corpus_id}.unresolved.yaml",
                 unresolved_yaml(notes, settings, unresolved[corpus_id]),
@@ -164,9 +225,13 @@ def _references(row: Row) -> list[Reference]:
 
 
 def _unresolved(case_id: str, question: str, reference: Reference, source: Source) -> Unresolved:
-    notes = [f"{case_id}: the excerpt at {reference.start}..{reference.end} is not in {source.name}."]
+    notes = [
+        f"{case_id}: the excerpt at {reference.start}..{reference.end} is not in {source.name}."
+    ]
     best = closest([source], reference.content)
     if best is not None:
-        notes.append(f"  closest text (score {best.score:.0f}/100) at {best.place}: {one_line(best.place.text)!r}")
+        notes.append(
+            f"  closest text (score {best.score:.0f}/100) at {best.place}: {one_line(best.place.text)!r}"
+        )
     case = GoldCase(case_id, question, needle(reference.content, question))
     return Unresolved(case, tuple(notes), "not found")

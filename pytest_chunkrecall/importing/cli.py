@@ -26,7 +26,9 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         "around the answer) and DIR/pytest.ini. Unanswerable questions are skipped and counted",
     )
     squad.add_argument("file", type=Path, metavar="FILE", help="The SQuAD JSON file")
-    squad.add_argument("--out", type=Path, required=True, metavar="DIR", help="The project folder to write")
+    squad.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="The project folder to write"
+    )
     squad.add_argument("--name", help="The gold file's name (default: the input file's)")
     _force(squad)
     squad.set_defaults(handler=_squad)
@@ -46,7 +48,13 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         "--corpus", action="append", required=True, metavar="GLOB",
         help="The corpus files, e.g. 'docs/**/*.md' (repeatable)",
     )  # fmt: skip
-    qa.add_argument("--out", type=Path, required=True, metavar="GOLD", help="The gold file to write, e.g. gold/faq.yaml")
+    qa.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        metavar="GOLD",
+        help="The gold file to write, e.g. gold/faq.yaml",
+    )
     _force(qa)
     qa.set_defaults(handler=_qa)
     chroma = kinds.add_parser(
@@ -61,7 +69,9 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         "--corpora", type=Path, required=True, metavar="DIR",
         help="The folder of the corpora, <corpus_id>.md each",
     )  # fmt: skip
-    chroma.add_argument("--out", type=Path, required=True, metavar="DIR", help="The project folder to write")
+    chroma.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="The project folder to write"
+    )
     _force(chroma)
     chroma.set_defaults(handler=_chunking_evaluation)
 
@@ -75,7 +85,9 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
         description="Write DIR/qrels.txt (the chunks that hold each case's span whole) and "
         "DIR/run.txt (the retrieved chunks in rank order); chunk ids are <doc>#<index>",
     )
-    trec.add_argument("report", type=Path, metavar="REPORT.json", help="A --chunkrecall-report file")
+    trec.add_argument(
+        "report", type=Path, metavar="REPORT.json", help="A --chunkrecall-report file"
+    )
     trec.add_argument("--out", type=Path, required=True, metavar="DIR", help="The folder to write")
     trec.add_argument("--tag", default="chunkrecall", help="The run's name in its last column")
     _force(trec)
@@ -140,7 +152,7 @@ def _trec(args: argparse.Namespace) -> int:
     print(
         f"export trec: {_count(found.queries, 'query', 'queries')} "
         f"({found.without_holding} with no holding chunk, marked {NO_HOLDING_CHUNK}); "
-        f"{found.not_evaluated} cases not evaluated left out"
+        f"{_count(found.not_evaluated, 'case')} not evaluated left out"
     )
     _wrote(found.output)
     print(f"next: trec_eval -m success.1,3,5 -m recip_rank {found.qrels} {found.run}")

@@ -17,7 +17,15 @@ from ..errors import ChunkrecallError
 from .anchor import Place, Source, closest, occurrences, sentence
 from .rows import Row, read_rows, read_text, require
 from .writing import (
-    UNRESOLVED_SUFFIX, FileSettings, GoldCase, Ids, Output, Unresolved, gold_yaml, one_line, relative,
+    UNRESOLVED_SUFFIX,
+    FileSettings,
+    GoldCase,
+    Ids,
+    Output,
+    Unresolved,
+    gold_yaml,
+    one_line,
+    relative,
     unresolved_yaml,
 )  # fmt: skip
 
@@ -125,7 +133,11 @@ def _case(case_id: str, question: str, answer: str, place: Place, gold_dir: Path
     begin, end = sentence(place.source.text, place.start, place.end)
     assert place.source.path is not None
     return GoldCase(
-        case_id, question, answer, place.source.text[begin:end], relative(place.source.path, gold_dir)
+        case_id,
+        question,
+        answer,
+        place.source.text[begin:end],
+        relative(place.source.path, gold_dir),
     )
 
 

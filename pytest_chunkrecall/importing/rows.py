@@ -109,9 +109,7 @@ def _scalar(value: object, key: str, where: str) -> str:
     if value is None:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
-        raise ChunkrecallError(
-            f"'{key}' must be text, not {type(value).__name__}", where=where
-        )
+        raise ChunkrecallError(f"'{key}' must be text, not {type(value).__name__}", where=where)
     return str(value)
 
 
@@ -147,7 +145,5 @@ def require(row: Row, key: str) -> str:
     value = row.fields.get(key, "").strip()
     if not value:
         present = ", ".join(sorted(row.fields)) or "none"
-        raise ChunkrecallError(
-            f"this row has no '{key}' (its fields: {present})", where=row.where
-        )
+        raise ChunkrecallError(f"this row has no '{key}' (its fields: {present})", where=row.where)
     return value

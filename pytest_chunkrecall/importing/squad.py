@@ -14,7 +14,16 @@ from ..errors import ChunkrecallError
 from ..gold import slug
 from .anchor import Source, nearest, sentence
 from .rows import read_json
-from .writing import PYTEST_INI, GoldCase, Ids, Output, Unresolved, gold_yaml, one_line, unresolved_yaml
+from .writing import (
+    PYTEST_INI,
+    GoldCase,
+    Ids,
+    Output,
+    Unresolved,
+    gold_yaml,
+    one_line,
+    unresolved_yaml,
+)
 
 PARAGRAPH_BREAK = "\n\n"
 
@@ -40,7 +49,9 @@ class _Article:
     unresolved: list[Unresolved]
 
 
-def import_squad(path: Path, out: Path, *, name: str | None = None, force: bool = False) -> SquadImport:
+def import_squad(
+    path: Path, out: Path, *, name: str | None = None, force: bool = False
+) -> SquadImport:
     """Read the SQuAD file at ``path`` and plan the project under ``out``."""
     data = read_json(path, what="SQuAD file")
     articles = _list(data.get("data") if isinstance(data, dict) else None, f"{path}", "data")
@@ -63,8 +74,14 @@ def import_squad(path: Path, out: Path, *, name: str | None = None, force: bool 
     if cases:
         output.add(gold_file, gold_yaml(header, settings, cases))
     if unresolved:
-        notes = [*header, "These answers are not in their paragraph: fix each, then move it into cases:."]
-        output.add(out / "gold" / f"{gold_name}.unresolved.yaml", unresolved_yaml(notes, settings, unresolved))
+        notes = [
+            *header,
+            "These answers are not in their paragraph: fix each, then move it into cases:.",
+        ]
+        output.add(
+            out / "gold" / f"{gold_name}.unresolved.yaml",
+            unresolved_yaml(notes, settings, unresolved),
+        )
     output.add_unless_present(out / "pytest.ini", PYTEST_INI)
     return SquadImport(
         output, gold_file, len(built), len(cases), counts["unanswerable"], counts["corrected"],
@@ -113,8 +130,12 @@ def _article(
             case_id = ids.claim(str(fields_qa.get("id") or ""), question)
             place = nearest(source, needle, start)
             if place is None:
-                notes = (f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({at}).",)
-                unresolved.append(Unresolved(GoldCase(case_id, question, needle, doc=doc), notes, "not found"))
+                notes = (
+                    f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({at}).",
+                )
+                unresolved.append(
+                    Unresolved(GoldCase(case_id, question, needle, doc=doc), notes, "not found")
+                )
                 continue
             if place.start != start or place.text != needle:
                 counts["corrected"] += 1

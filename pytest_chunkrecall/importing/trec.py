@@ -24,6 +24,7 @@ from .rows import read_json
 from .writing import Output
 
 NO_HOLDING_CHUNK = "no-holding-chunk"
+NOTHING_RETRIEVED = "nothing-retrieved"
 QRELS_NAME = "qrels.txt"
 RUN_NAME = "run.txt"
 _UNSAFE = re.compile(r"[\s%]")  # TREC files are split on whitespace
@@ -50,7 +51,9 @@ class TrecExport:
     run: Path
 
 
-def export_trec(report: Path, out: Path, *, force: bool = False, tag: str = "chunkrecall") -> TrecExport:
+def export_trec(
+    report: Path, out: Path, *, force: bool = False, tag: str = "chunkrecall"
+) -> TrecExport:
     """Read the JSON ``report`` and plan ``out/qrels.txt`` and ``out/run.txt``."""
     queries, skipped = read_queries(report)
     output = Output(force=force)
@@ -105,10 +108,26 @@ def _query(case: dict[str, object], where: str) -> Query:
     if holding is None and case.get("verdict") == "hit" and isinstance(rank, int) and rank >= 1:
         # Which other chunks hold the span is unknown; the one ranked at `rank` does.
         holding = retrieved[rank - 1 : rank]
-    # A retriever may return one chunk twice; TREC tools keep one line per document.
-    unique = tuple(dict.fromkeys(retrieved))
     relevant = tuple(dict.fromkeys(holding or ())) or (NO_HOLDING_CHUNK,)
-    return Query(_escape(str(case["nodeid"])), unique, relevant)
+    return Query(_escape(str(case["nodeid"])), _ranked(retrieved), relevant)
+
+
+def _ranked(retrieved: tuple[str, ...]) -> tuple[str, ...]:
+    """The run of one query, every chunk at the rank the report gives it.
+
+    TREC tools keep one line per document, and an empty run drops the query
+    from some measures' means. A chunk returned again stays in its place as
+    ``<id>~2`` (not relevant: the first time already counted), and a query
+    that retrieved nothing gets the one document :data:`NOTHING_RETRIEVED`.
+    """
+    if not retrieved:
+        return (NOTHING_RETRIEVED,)
+    seen: dict[str, int] = {}
+    ranked = []
+    for chunk in retrieved:
+        seen[chunk] = seen.get(chunk, 0) + 1
+        ranked.append(chunk if seen[chunk] == 1 else f"{chunk}~{seen[chunk]}")
+    return tuple(ranked)
 
 
 def _ids(case: dict[str, object], key: str, where: str) -> tuple[str, ...] | None:

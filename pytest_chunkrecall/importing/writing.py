@@ -21,7 +21,9 @@ from ..gold import slug
 
 UNRESOLVED_SUFFIX = ".unresolved.yaml"
 # The rootdir marker of an imported project: gold/*.yaml are collected by default.
-PYTEST_INI = "[pytest]\n# Written by python -m pytest_chunkrecall import: gold/*.yaml are collected.\n"
+PYTEST_INI = (
+    "[pytest]\n# Written by python -m pytest_chunkrecall import: gold/*.yaml are collected.\n"
+)
 _WHITESPACE = re.compile(r"\s+")
 
 FileSettings = Mapping[str, str | list[str]]
@@ -86,7 +88,11 @@ def unresolved_yaml(
     header: Iterable[str], settings: FileSettings, entries: Iterable[Unresolved]
 ) -> str:
     """A gold-shaped file with ``unresolved:`` instead of ``cases:``, each entry under its notes."""
-    parts = [_comments(header, indent=""), _dump(dict(settings)) if settings else "", "unresolved:\n"]
+    parts = [
+        _comments(header, indent=""),
+        _dump(dict(settings)) if settings else "",
+        "unresolved:\n",
+    ]
     for entry in entries:
         parts.append(_comments(entry.notes, indent="  "))
         item = _dump([entry.case.as_yaml()])
@@ -98,7 +104,9 @@ def relative(path: Path | str, start: Path) -> str:
     """``path`` relative to the folder ``start``, with forward slashes (absolute when it cannot be)."""
     target, base = os.path.abspath(path), os.path.abspath(start)
     try:
-        if os.path.dirname(os.path.commonpath([target, base])) == os.path.commonpath([target, base]):
+        if os.path.dirname(os.path.commonpath([target, base])) == os.path.commonpath(
+            [target, base]
+        ):
             # they share only the filesystem root: "../../../x" would say less than "/x"
             return Path(target).as_posix()
         return Path(os.path.relpath(target, base)).as_posix()
@@ -164,6 +172,4 @@ class Output:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(path, text)
             except OSError as exc:
-                raise ChunkrecallError(
-                    f"cannot write {path}: {exc.strerror or exc}"
-                ) from None
+                raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
