@@ -87,6 +87,9 @@ def squad_file(path: Path, version: str) -> Path:
     ]
     warsaw = [
         qa("56de0f6c4396321400ee257e", "How far is Warsaw from the Baltic Sea?", WARSAW, "260 kilometres"),
+        # Case and spacing differ from the text: found folded, the needle as the text has it
+        {"id": "56de0f6c4396321400ee2580", "question": "On which river does Warsaw stand?",
+         "answers": [{"text": "vistula  river", "answer_start": WARSAW.index("Vistula River")}]},
         # An answer that is not in its paragraph at all: left unresolved, not guessed
         {"id": "56de0f6c4396321400ee257f", "question": "What is Warsaw's nickname?",
          "answers": [{"text": "Phoenix City", "answer_start": 10}]},
@@ -159,8 +162,9 @@ def test_cases_carry_the_dataset_id_the_first_answer_and_its_sentence(capsys, sq
 
 def test_off_offsets_are_corrected_and_counted(capsys, squad, tmp_path):
     _, out, _ = command(capsys, "import", "squad", squad, "--out", tmp_path)
-    assert "3 answer_start offsets corrected to the nearest occurrence" in out
+    assert "4 answer_start offsets corrected to the nearest occurrence" in out
     cases = cases_of(tmp_path / "gold" / f"{squad.stem.replace('.', '-')}.yaml")
+    assert cases["56de0f6c4396321400ee2580"]["needle"] == "Vistula River"
     assert cases["56be4db0acb8001400a502ee"]["span"].endswith(
         "for a 30-second commercial during the game."
     )
@@ -169,7 +173,7 @@ def test_off_offsets_are_corrected_and_counted(capsys, squad, tmp_path):
 def test_unanswerable_questions_are_skipped_and_counted(capsys, tmp_path):
     path = squad_file(tmp_path / "dev-v2.0.json", "v2.0")
     _, out, _ = command(capsys, "import", "squad", path, "--out", tmp_path / "p")
-    assert "7 cases; 1 unanswerable question skipped" in out
+    assert "8 cases; 1 unanswerable question skipped" in out
     assert "5ad3d5b1604f3c001a3ffd33" not in (tmp_path / "p" / "gold" / "dev-v2-0.yaml").read_text()
 
 
@@ -192,7 +196,7 @@ def test_the_imported_project_has_no_absent_case(capsys, pytester, tmp_path):
     (project / "gold" / "dev-v1-1.unresolved.yaml").unlink()
     without_doc_keys(project / "gold" / "dev-v1-1.yaml")
     report = run_pytest(pytester, project)
-    assert report["totals"]["cases"] == 7
+    assert report["totals"]["cases"] == 8
     assert report["totals"]["verdicts"]["absent"] == 0
 
 
@@ -203,7 +207,7 @@ def test_the_imported_project_runs_as_written(capsys, pytester, tmp_path):
     command(capsys, "import", "squad", squad, "--out", project)
     (project / "gold" / "dev-v2-0.unresolved.yaml").unlink()
     report = run_pytest(pytester, project)
-    assert report["totals"]["cases"] == 7
+    assert report["totals"]["cases"] == 8
     assert report["totals"]["verdicts"]["absent"] == 0
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from itertools import pairwise
 from pathlib import Path
 
 from rapidfuzz import fuzz
@@ -111,11 +110,11 @@ def sentence(text: str, start: int, end: int) -> tuple[int, int]:
     seems to fall inside it, so the answer always lies inside its span.
     """
     begin, finish = 0, len(text)
-    for boundary in _boundaries(text):
-        if boundary <= start:
-            begin = boundary
-        elif boundary >= end:
-            finish = boundary
+    for stop, resume in _boundaries(text):
+        if resume <= start:
+            begin = resume
+        elif stop >= end:
+            finish = stop
             break
     while begin < start and text[begin].isspace():
         begin += 1
@@ -126,24 +125,28 @@ def sentence(text: str, start: int, end: int) -> tuple[int, int]:
 
 def sentences(text: str) -> list[tuple[int, int]]:
     """The bounds of each sentence of ``text``, without surrounding whitespace."""
-    cuts = [0, *(b for b in _boundaries(text) if 0 < b < len(text)), len(text)]
     found = []
-    for begin, end in pairwise(cuts):
-        piece = text[begin:end]
+    begin = 0
+    for stop, resume in [*_boundaries(text), (len(text), len(text))]:
+        if stop < begin:  # a block marker right after a sentence end
+            begin = max(begin, resume)
+            continue
+        piece = text[begin:stop]
         if piece.strip():
             lead = len(piece) - len(piece.lstrip())
             found.append((begin + lead, begin + len(piece.rstrip())))
+        begin = resume
     return found
 
 
-def _boundaries(text: str) -> list[int]:
-    """Offsets where a sentence starts (after the whitespace that ends the last one)."""
-    found = {m.end() for m in _BLOCK_START.finditer(text)}
+def _boundaries(text: str) -> list[tuple[int, int]]:
+    """Where each sentence stops, and where the next resumes (after whitespace and block marker)."""
+    found = {(m.start(), m.end()) for m in _BLOCK_START.finditer(text)}
     for m in _SENTENCE_END.finditer(text):
         before = text[max(0, m.start() - 8) : m.start() + 1]
         if text[m.start()] == "." and _ABBREVIATION.search(before):
             continue
-        found.add(m.end())
+        found.add((m.start() + len(m.group().rstrip()), m.end()))
     return sorted(found)
 
 

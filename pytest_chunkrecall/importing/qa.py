@@ -69,7 +69,7 @@ def import_qa(
         within = _documents(row, sources, gold_dir)
         places = [place for source in within for place in occurrences(source, answer)]
         if len(places) == 1:
-            cases.append(_case(case_id, question, answer, places[0], gold_dir))
+            cases.append(_case(case_id, question, places[0], gold_dir))
             continue
         only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
         doc = relative(only.path, gold_dir) if only and only.path else None
@@ -129,13 +129,14 @@ def _documents(row: Row, sources: list[Source], gold_dir: Path) -> list[Source]:
     return found
 
 
-def _case(case_id: str, question: str, answer: str, place: Place, gold_dir: Path) -> GoldCase:
+def _case(case_id: str, question: str, place: Place, gold_dir: Path) -> GoldCase:
+    """The case of an answer found once; its needle as the document has it, for any match mode."""
     begin, end = sentence(place.source.text, place.start, place.end)
     assert place.source.path is not None
     return GoldCase(
         case_id,
         question,
-        answer,
+        place.text.strip(),
         place.source.text[begin:end],
         relative(place.source.path, gold_dir),
     )

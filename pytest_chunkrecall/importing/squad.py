@@ -141,7 +141,8 @@ def _article(
                 counts["corrected"] += 1
             begin, end = sentence(context, place.start, place.end)
             span = context[begin:end]
-            cases.append(GoldCase(case_id, question, needle.strip(), span, doc))
+            # the needle as the document has it, which every match mode finds
+            cases.append(GoldCase(case_id, question, place.text.strip(), span, doc))
         contexts.append(context)
     return _Article(name, PARAGRAPH_BREAK.join(contexts) + "\n", cases, unresolved)
 
