@@ -97,6 +97,18 @@ def test_each_answer_found_once_becomes_a_case_with_its_sentence(capsys, project
     assert not (project / "gold" / "faq.unresolved.yaml").exists()
 
 
+def test_csv_headers_are_read_whatever_their_case(capsys, project):
+    (project / "faq.csv").write_text(
+        "Question,Answer,Source\nHow fast is express shipping?,2 business days,FAQ page 3\n",
+        "utf-8",
+    )
+    status, out, _ = command(
+        capsys, "import", "qa", "faq.csv", "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
+    assert status == 0, out
+    assert load(project / "gold" / "faq.yaml")["cases"][0]["needle"] == "2 business days"  # type: ignore[index]
+
+
 def test_repeated_and_missing_answers_are_left_unresolved_with_their_places(capsys, project):
     rows = jsonl(project / "rows.jsonl", RESOLVABLE + UNRESOLVABLE)
     status, out, _ = command(

@@ -185,6 +185,7 @@ def test_an_answer_missing_from_its_paragraph_is_left_unresolved(capsys, squad, 
     assert "cases" not in data
     assert [entry["id"] for entry in data["unresolved"]] == ["56de0f6c4396321400ee257f"]
     assert "# 56de0f6c4396321400ee257f: the answer 'Phoenix City' is not in its paragraph" in text
+    assert "#   closest text (score " in text
     assert "1 unresolved" in out
 
 

@@ -163,5 +163,14 @@ def closest(sources: list[Source], answer: str) -> Closest | None:
             continue
         start = folded.original_start(found.dest_start)
         end = folded.original_end(max(found.dest_end, found.dest_start + 1))
-        best = Closest(Place(source, start, end), float(found.score))
+        best = Closest(Place(source, *_whole_words(source.text, start, end)), float(found.score))
     return best
+
+
+def _whole_words(text: str, start: int, end: int) -> tuple[int, int]:
+    """``start:end`` widened so that it cuts no word in two (an alignment may)."""
+    while 0 < start < len(text) and text[start - 1].isalnum() and text[start].isalnum():
+        start -= 1
+    while 0 < end < len(text) and text[end - 1].isalnum() and text[end].isalnum():
+        end += 1
+    return start, end

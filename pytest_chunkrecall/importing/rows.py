@@ -127,7 +127,7 @@ def _csv_rows(text: str, path: Path, delimiter: str) -> Iterator[Row]:
         where = f"{path}:{start}"
         start = reader.line_num + 1
         if header is None:
-            header = [name.strip() for name in values]
+            header = [name.strip().lower() for name in values]  # "Question" is "question"
             continue
         if not any(value.strip() for value in values):
             continue

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ChunkrecallError
 from ..gold import slug
-from .anchor import Source, nearest, sentence
+from .anchor import Source, closest, nearest, sentence
 from .rows import read_json
 from .writing import (
     PYTEST_INI,
@@ -130,11 +130,18 @@ def _article(
             case_id = ids.claim(str(fields_qa.get("id") or ""), question)
             place = nearest(source, needle, start)
             if place is None:
-                notes = (
-                    f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({at}).",
-                )
+                notes = [
+                    f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({at})."
+                ]
+                best = closest([source], needle)
+                if best is not None:
+                    notes.append(
+                        f"  closest text (score {best.score:.0f}/100): {one_line(best.place.text)!r}"
+                    )
                 unresolved.append(
-                    Unresolved(GoldCase(case_id, question, needle, doc=doc), notes, "not found")
+                    Unresolved(
+                        GoldCase(case_id, question, needle, doc=doc), tuple(notes), "not found"
+                    )
                 )
                 continue
             if place.start != start or place.text != needle:
