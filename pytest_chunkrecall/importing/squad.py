@@ -58,11 +58,11 @@ def import_squad(
     gold_name = slug(name or path.stem)
     ids = Ids()
     taken: set[str] = set()
-    counts = {"unanswerable": 0, "corrected": 0}
+    tally = _Tally()
     built = []
     for number, article in enumerate(articles):
         where = f"{path}: data[{number}]"
-        built.append(_article(article, where, ids, taken, counts))
+        built.append(_article(article, where, ids, taken, tally))
     output = Output(force=force)
     for article in built:
         output.add(out / "docs" / f"{article.name}.md", article.text)
@@ -84,23 +84,25 @@ def import_squad(
         )
     output.add_unless_present(out / "pytest.ini", PYTEST_INI)
     return SquadImport(
-        output, gold_file, len(built), len(cases), counts["unanswerable"], counts["corrected"],
+        output, gold_file, len(built), len(cases), tally.unanswerable, tally.corrected,
         len(unresolved),
     )  # fmt: skip
 
 
-def _article(
-    article: object, where: str, ids: Ids, taken: set[str], counts: dict[str, int]
-) -> _Article:
+@dataclass
+class _Tally:
+    unanswerable: int = 0
+    corrected: int = 0
+
+
+def _article(article: object, where: str, ids: Ids, taken: set[str], tally: _Tally) -> _Article:
     fields = _mapping(article, where)
-    title = str(fields.get("title") or "article")
-    name = base = slug(title)
+    name = base = slug(str(fields.get("title") or "article"))
     number = 1
-    while name in taken:
+    while name in taken:  # two articles of one title
         number += 1
         name = f"{base}-{number}"
     taken.add(name)
-    doc = f"../docs/{name}.md"
     contexts: list[str] = []
     cases: list[GoldCase] = []
     unresolved: list[Unresolved] = []
@@ -110,48 +112,52 @@ def _article(
         context = body.get("context")
         if not isinstance(context, str):
             raise ChunkrecallError("'context' must be the paragraph's text", where=at)
-        source = Source(doc, context)
+        # A sentence of the paragraph is the same text in the joined document.
+        source = Source(f"../docs/{name}.md", context)
         for q, qa in enumerate(_list(body.get("qas", []), at, "qas")):
-            question_at = f"{at}.qas[{q}]"
-            fields_qa = _mapping(qa, question_at)
-            question = _text(fields_qa, "question", question_at)
-            answers = _list(fields_qa.get("answers", []), question_at, "answers")
-            if fields_qa.get("is_impossible") is True or not answers:
-                counts["unanswerable"] += 1
-                continue
-            answer = _mapping(answers[0], f"{question_at}.answers[0]")
-            needle = _text(answer, "text", f"{question_at}.answers[0]")
-            start = answer.get("answer_start")
-            if isinstance(start, bool) or not isinstance(start, int):
-                raise ChunkrecallError(
-                    "'answer_start' must be a character offset (a whole number)",
-                    where=f"{question_at}.answers[0]",
-                )
-            case_id = ids.claim(str(fields_qa.get("id") or ""), question)
-            place = nearest(source, needle, start)
-            if place is None:
-                notes = [
-                    f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({at})."
-                ]
-                best = closest([source], needle)
-                if best is not None:
-                    notes.append(
-                        f"  closest text (score {best.score:.0f}/100): {one_line(best.place.text)!r}"
-                    )
-                unresolved.append(
-                    Unresolved(
-                        GoldCase(case_id, question, needle, doc=doc), tuple(notes), "not found"
-                    )
-                )
-                continue
-            if place.start != start or place.text != needle:
-                counts["corrected"] += 1
-            begin, end = sentence(context, place.start, place.end)
-            span = context[begin:end]
-            # the needle as the document has it, which every match mode finds
-            cases.append(GoldCase(case_id, question, place.text.strip(), span, doc))
+            found = _question(qa, f"{at}.qas[{q}]", source, ids, tally)
+            if isinstance(found, GoldCase):
+                cases.append(found)
+            elif found is not None:
+                unresolved.append(found)
         contexts.append(context)
     return _Article(name, PARAGRAPH_BREAK.join(contexts) + "\n", cases, unresolved)
+
+
+def _question(
+    qa: object, where: str, source: Source, ids: Ids, tally: _Tally
+) -> GoldCase | Unresolved | None:
+    """The case of one question; ``None`` when it has no answer."""
+    fields = _mapping(qa, where)
+    question = _text(fields, "question", where)
+    answers = _list(fields.get("answers", []), where, "answers")
+    if fields.get("is_impossible") is True or not answers:
+        tally.unanswerable += 1
+        return None
+    answer = _mapping(answers[0], f"{where}.answers[0]")
+    needle = _text(answer, "text", f"{where}.answers[0]")
+    start = answer.get("answer_start")
+    if isinstance(start, bool) or not isinstance(start, int):
+        raise ChunkrecallError(
+            "'answer_start' must be a character offset (a whole number)",
+            where=f"{where}.answers[0]",
+        )
+    case_id = ids.claim(str(fields.get("id") or ""), question)
+    place = nearest(source, needle, start)
+    if place is None:
+        notes = [f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({where})."]
+        best = closest([source], needle)
+        if best is not None:
+            notes.append(
+                f"  closest text (score {best.score:.0f}/100): {one_line(best.place.text)!r}"
+            )
+        case = GoldCase(case_id, question, needle, doc=source.name)
+        return Unresolved(case, tuple(notes), "not found")
+    if place.start != start or place.text != needle:
+        tally.corrected += 1
+    begin, end = sentence(source.text, place.start, place.end)
+    # the needle as the document has it, which every match mode finds
+    return GoldCase(case_id, question, place.text.strip(), source.text[begin:end], source.name)
 
 
 def _mapping(value: object, where: str) -> dict[str, object]:
