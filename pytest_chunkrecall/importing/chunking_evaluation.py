@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ChunkrecallError
@@ -22,6 +22,7 @@ from .anchor import Source, closest, nearest, occurrences, sentences
 from .rows import Row, read_rows, read_text, require
 from .writing import (
     PYTEST_INI,
+    UNRESOLVED_SUFFIX,
     GoldCase,
     Ids,
     Output,
@@ -33,53 +34,12 @@ from .writing import (
 )
 
 _WORD = re.compile(r"\w{3,}")
-_STOP = frozenset(
-    [
-        "the",
-        "and",
-        "for",
-        "are",
-        "was",
-        "were",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "how",
-        "why",
-        "when",
-        "where",
-        "that",
-        "this",
-        "these",
-        "those",
-        "with",
-        "from",
-        "into",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "its",
-        "their",
-        "there",
-        "than",
-        "then",
-        "they",
-        "them",
-        "his",
-        "her",
-        "our",
-        "your",
-        "about",
-        "according",
-        "mentioned",
-        "described",
-        "discussed",
-    ]
-)
+_STOP = frozenset((
+    "the", "and", "for", "are", "was", "were", "what", "which", "who", "whom", "whose", "how",
+    "why", "when", "where", "that", "this", "these", "those", "with", "from", "into", "does",
+    "did", "has", "have", "had", "its", "their", "there", "than", "then", "they", "them", "his",
+    "her", "our", "your", "about", "according", "mentioned", "described", "discussed",
+))  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -105,69 +65,74 @@ class ChunkingEvaluationImport:
     corpora: tuple[str, ...]
 
 
+@dataclass
+class _Corpus:
+    """One corpus and what its questions became, in file order."""
+
+    source: Source
+    questions: int = 0
+    cases: list[GoldCase] = field(default_factory=list)
+    unresolved: list[Unresolved] = field(default_factory=list)
+    ids: Ids = field(default_factory=Ids)
+
+
 def import_chunking_evaluation(
     path: Path, corpora: Path, out: Path, *, force: bool = False
 ) -> ChunkingEvaluationImport:
     """Read ``questions_df.csv`` at ``path``, anchor it in ``corpora``, and plan ``out``."""
-    rows = read_rows(path)
-    gold_dir = out / "gold"
-    sources: dict[str, Source] = {}
-    cases: dict[str, list[GoldCase]] = {}
-    unresolved: dict[str, list[Unresolved]] = {}
-    ids: dict[str, Ids] = {}
-    numbers: dict[str, int] = {}
+    found: dict[str, _Corpus] = {}
     corrected = repeated = 0
-    for row in rows:
+    for row in read_rows(path):
         question = require(row, "question")
         corpus_id = require(row, "corpus_id")
-        if corpus_id not in sources:
-            sources[corpus_id] = _corpus(corpora, corpus_id, row)
-            cases[corpus_id], unresolved[corpus_id], ids[corpus_id] = [], [], Ids()
-        source = sources[corpus_id]
-        numbers[corpus_id] = number = numbers.get(corpus_id, 0) + 1
+        if corpus_id not in found:
+            found[corpus_id] = _Corpus(_corpus(corpora, corpus_id, row))
+        corpus = found[corpus_id]
+        corpus.questions += 1
         references = _references(row)
         for part, reference in enumerate(references, start=1):
             suffix = f"-{part}" if len(references) > 1 else ""
-            case_id = ids[corpus_id].claim(f"q{number:03d}{suffix}", question)
-            excerpt = reference.content
+            case_id = corpus.ids.claim(f"q{corpus.questions:03d}{suffix}", question)
+            source, excerpt = corpus.source, reference.content
             if source.text[reference.start : reference.end] != excerpt:
-                place = nearest(source, excerpt, reference.start)
-                if place is None:
-                    unresolved[corpus_id].append(_unresolved(case_id, question, reference, source))
+                if nearest(source, excerpt, reference.start) is None:
+                    corpus.unresolved.append(_unresolved(case_id, question, reference, source))
                     continue
                 corrected += 1
-            if len(occurrences(source, excerpt)) > 1:
-                repeated += 1
-            cases[corpus_id].append(
+            repeated += len(occurrences(source, excerpt)) > 1
+            corpus.cases.append(
                 GoldCase(case_id, question, needle(excerpt, question), excerpt.strip())
             )
+    output = _output(path, found, out, force)
+    cases = sum(len(corpus.cases) for corpus in found.values())
+    left = sum(len(corpus.unresolved) for corpus in found.values())
+    questions = sum(corpus.questions for corpus in found.values())
+    return ChunkingEvaluationImport(
+        output, questions, cases + left, cases, corrected, left, repeated, tuple(found)
+    )
+
+
+def _output(path: Path, found: dict[str, _Corpus], out: Path, force: bool) -> Output:
+    """One gold file per corpus (its ``corpus:`` is the corpus file), and the ini file."""
     output = Output(force=force)
+    gold_dir = out / "gold"
     header = [
         f"Imported from {path.name} by python -m pytest_chunkrecall import chunking-evaluation."
     ]
-    for corpus_id, source in sources.items():
-        assert source.path is not None
-        settings = {"corpus": relative(source.path.resolve(), gold_dir.resolve())}
-        if cases[corpus_id]:
-            output.add(
-                gold_dir / f"{corpus_id}.yaml", gold_yaml(header, settings, cases[corpus_id])
-            )
-        if unresolved[corpus_id]:
+    for corpus_id, corpus in found.items():
+        assert corpus.source.path is not None
+        settings = {"corpus": relative(corpus.source.path.resolve(), gold_dir.resolve())}
+        if corpus.cases:
+            output.add(gold_dir / f"{corpus_id}.yaml", gold_yaml(header, settings, corpus.cases))
+        if corpus.unresolved:
             notes = [
                 *header,
                 "These excerpts are not in the corpus: fix each, then move it into cases:.",
             ]
-            output.add(
-                gold_dir / f"{corpus_id}.unresolved.yaml",
-                unresolved_yaml(notes, settings, unresolved[corpus_id]),
-            )
+            text = unresolved_yaml(notes, settings, corpus.unresolved)
+            output.add(gold_dir / f"{corpus_id}{UNRESOLVED_SUFFIX}", text)
     output.add_unless_present(out / "pytest.ini", PYTEST_INI)
-    written = sum(len(found) for found in cases.values())
-    left = sum(len(found) for found in unresolved.values())
-    return ChunkingEvaluationImport(
-        output, sum(numbers.values()), written + left, written, corrected, left, repeated,
-        tuple(sources),
-    )  # fmt: skip
+    return output
 
 
 def needle(excerpt: str, question: str) -> str:
