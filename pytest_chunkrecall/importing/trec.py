@@ -10,7 +10,8 @@ A case whose span no chunk holds whole (``split``, ``absent``) has no relevant
 chunk, yet it counts as a miss in the report. IR tools leave a query without
 relevant documents out of their means, so such a case gets the one relevant
 document :data:`NO_HOLDING_CHUNK`, which no run contains: the tools then count
-it as a miss too.
+it as a miss too. Ranks in the run are the report's (see :func:`_ranked`), so
+the tools' reciprocal rank is the report's ``1/rank``.
 """
 
 from __future__ import annotations
