@@ -1,0 +1,162 @@
+"""``import qa``: rows of question and answer (JSON Lines or CSV) anchored in a corpus.
+
+An answer that occurs exactly once (within the row's ``doc`` when it names
+one) becomes a case with the sentence around it as its span. One that occurs
+several times, or nowhere, goes to ``NAME.unresolved.yaml`` with what a person
+needs to settle it: every location, or the closest text.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..corpus import find_files
+from ..errors import ChunkrecallError
+from .anchor import Place, Source, closest, occurrences, sentence
+from .rows import Row, read_rows, read_text, require
+from .writing import (
+    UNRESOLVED_SUFFIX,
+    FileSettings,
+    GoldCase,
+    Ids,
+    Output,
+    Unresolved,
+    gold_yaml,
+    one_line,
+    relative,
+    unresolved_yaml,
+)  # fmt: skip
+
+_SHOWN_LOCATIONS = 50  # an answer such as "yes" can occur thousands of times
+
+
+@dataclass(frozen=True)
+class QaImport:
+    """What ``import qa`` found and will write."""
+
+    output: Output
+    gold_file: Path
+    unresolved_file: Path
+    resolved: int
+    ambiguous: int
+    not_found: int
+
+
+def import_qa(
+    path: Path, corpus: list[str], out: Path, *, force: bool = False, cwd: Path | None = None
+) -> QaImport:
+    """Anchor each row of ``path`` in the ``corpus`` globs (relative to ``cwd``); plan ``out``."""
+    cwd = cwd or Path.cwd()
+    if out.suffix not in (".yaml", ".yml") or out.name.endswith(UNRESOLVED_SUFFIX):
+        raise ChunkrecallError(
+            f"--out must name a gold file such as gold/{out.stem or 'questions'}.yaml, not {out}"
+        )
+    rows = read_rows(path)
+    sources = [
+        Source(name, read_text(file, what="corpus file", shown=name), file)
+        for file in find_files(corpus, cwd, where="--corpus")
+        for name in [relative(file, cwd)]
+    ]
+    gold_dir = (cwd / out).parent
+    ids = Ids()
+    cases: list[GoldCase] = []
+    unresolved: list[Unresolved] = []
+    for row in rows:
+        question, answer = require(row, "question"), require(row, "answer")
+        case_id = ids.claim(row.fields.get("id"), question)
+        within = _documents(row, sources, gold_dir)
+        places = [place for source in within for place in occurrences(source, answer)]
+        if len(places) == 1:
+            cases.append(_case(case_id, question, places[0], gold_dir))
+            continue
+        only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
+        doc = relative(only.path, gold_dir) if only and only.path else None
+        case = GoldCase(case_id, question, answer, doc=doc)
+        if places:
+            unresolved.append(Unresolved(case, _ambiguous(case_id, places), "ambiguous"))
+        else:
+            unresolved.append(Unresolved(case, _not_found(case_id, answer, within), "not found"))
+    patterns = [relative(cwd / pattern, gold_dir) for pattern in corpus]
+    settings: FileSettings = {"corpus": patterns[0] if len(patterns) == 1 else patterns}
+    header = [f"Imported from {path.name} by python -m pytest_chunkrecall import qa."]
+    output = Output(force=force)
+    gold_file = cwd / out
+    unresolved_file = gold_file.with_name(gold_file.stem + UNRESOLVED_SUFFIX)
+    if cases:
+        output.add(gold_file, gold_yaml(header, settings, cases))
+    if unresolved:
+        notes = [
+            *header,
+            "Not collected by pytest. Settle an entry (add a span: or doc: that picks one place, "
+            "or fix the needle), then move it into the cases: of the gold file.",
+        ]
+        output.add(unresolved_file, unresolved_yaml(notes, settings, unresolved))
+    ambiguous = sum(entry.kind == "ambiguous" for entry in unresolved)
+    return QaImport(
+        output, gold_file, unresolved_file, len(cases), ambiguous, len(unresolved) - ambiguous
+    )
+
+
+def _documents(row: Row, sources: list[Source], gold_dir: Path) -> list[Source]:
+    """The corpus documents the row's ``doc`` names (a path or glob), or all of them."""
+    wanted = row.fields.get("doc", "").strip()
+    if not wanted:
+        return sources
+    pattern = wanted.replace("\\", "/")
+    found = [
+        source
+        for source in sources
+        if source.path is not None
+        and any(
+            fnmatch.fnmatchcase(name, pattern)
+            for name in (
+                source.name,
+                relative(source.path, gold_dir),
+                source.path.name,
+                source.path.stem,
+            )
+        )
+    ]
+    if not found:
+        names = ", ".join(source.name for source in sources[:5])
+        raise ChunkrecallError(
+            f"doc {wanted!r} matches no document of the corpus ({names}"
+            f"{', …' if len(sources) > 5 else ''}); give its path, file name or a glob",
+            where=row.where,
+        )
+    return found
+
+
+def _case(case_id: str, question: str, place: Place, gold_dir: Path) -> GoldCase:
+    """The case of an answer found once; its needle as the document has it, for any match mode."""
+    begin, end = sentence(place.source.text, place.start, place.end)
+    assert place.source.path is not None
+    return GoldCase(
+        case_id,
+        question,
+        place.text.strip(),
+        place.source.text[begin:end],
+        relative(place.source.path, gold_dir),
+    )
+
+
+def _ambiguous(case_id: str, places: list[Place]) -> tuple[str, ...]:
+    notes = [f"{case_id}: ambiguous, the answer occurs {len(places)} times:"]
+    for place in places[:_SHOWN_LOCATIONS]:
+        begin, end = sentence(place.source.text, place.start, place.end)
+        notes.append(f"  {place}: {one_line(place.source.text[begin:end], 120)!r}")
+    if len(places) > _SHOWN_LOCATIONS:
+        notes.append(f"  … and {len(places) - _SHOWN_LOCATIONS} more")
+    return tuple(notes)
+
+
+def _not_found(case_id: str, answer: str, within: list[Source]) -> tuple[str, ...]:
+    best = closest(within, answer)
+    if best is None:
+        return (f"{case_id}: not found, and no text in the corpus is like it.",)
+    return (
+        f"{case_id}: not found; the closest text (score {best.score:.0f}/100) is at {best.place}:",
+        f"  {one_line(best.place.text, 200)!r}",
+    )

@@ -1,0 +1,149 @@
+"""Reading an importer's input: text, JSON, JSON Lines and CSV, each value with its line."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ChunkrecallError
+
+
+@dataclass(frozen=True)
+class Row:
+    """One input row: its fields as text, and the line where it starts (``where``)."""
+
+    fields: dict[str, str]
+    where: str
+
+
+def read_text(path: Path, *, what: str = "input file", shown: str | None = None) -> str:
+    """The UTF-8 text of ``path``; an error naming the line of the first byte that is not UTF-8.
+
+    ``shown`` is how errors name the file (default: ``path`` as given).
+    """
+    shown = shown or str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ChunkrecallError(f"cannot read the {what}: {exc.strerror}", where=shown) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise ChunkrecallError(
+            f"the {what} is not UTF-8 text (byte 0x{data[exc.start]:02x}); "
+            "convert it to UTF-8, e.g. with iconv",
+            where=f"{shown}:{line}",
+        ) from None
+
+
+def read_json(path: Path, *, what: str = "input file") -> object:
+    """``path`` parsed as JSON; a syntax error names its line and column."""
+    text = read_text(path, what=what)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChunkrecallError(
+            f"the {what} is not valid JSON: {exc.msg} (column {exc.colno})",
+            where=f"{path}:{exc.lineno}",
+        ) from None
+
+
+def read_rows(path: Path) -> list[Row]:
+    """The rows of a CSV file (with a header) or a JSON Lines file, chosen by the file's suffix."""
+    text = read_text(path)
+    if path.suffix.lower() == ".json" and text.lstrip().startswith("["):
+        return list(_json_array(text, path))
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        return list(_json_lines(text, path))
+    if path.suffix.lower() in (".csv", ".tsv"):
+        return list(_csv_rows(text, path, "\t" if path.suffix.lower() == ".tsv" else ","))
+    raise ChunkrecallError(
+        "cannot tell the format from the file name: name it *.jsonl (one JSON object a line) "
+        "or *.csv (a header row, then one row per question)",
+        where=str(path),
+    )
+
+
+def _json_lines(text: str, path: Path) -> Iterator[Row]:
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ChunkrecallError(
+                f"this line is not a JSON object: {exc.msg} (column {exc.colno})", where=where
+            ) from None
+        if not isinstance(value, dict):
+            raise ChunkrecallError(
+                f'this line must be a JSON object such as {{"question": …, "answer": …}}, '
+                f"not {type(value).__name__}",
+                where=where,
+            )
+        yield Row({str(k): _scalar(v, str(k), where) for k, v in value.items()}, where)
+
+
+def _json_array(text: str, path: Path) -> Iterator[Row]:
+    try:
+        items = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChunkrecallError(
+            f"not valid JSON: {exc.msg} (column {exc.colno})", where=f"{path}:{exc.lineno}"
+        ) from None
+    for number, value in enumerate(items, start=1):
+        where = f"{path}: item {number}"
+        if not isinstance(value, dict):
+            raise ChunkrecallError(
+                f"each item must be an object, not {type(value).__name__}", where=where
+            )
+        yield Row({str(k): _scalar(v, str(k), where) for k, v in value.items()}, where)
+
+
+def _scalar(value: object, key: str, where: str) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int | float):
+        raise ChunkrecallError(f"'{key}' must be text, not {type(value).__name__}", where=where)
+    return str(value)
+
+
+def _csv_rows(text: str, path: Path, delimiter: str) -> Iterator[Row]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    header: list[str] | None = None
+    start = 1
+    while True:
+        try:
+            values = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise ChunkrecallError(f"malformed CSV: {exc}", where=f"{path}:{start}") from None
+        where = f"{path}:{start}"
+        start = reader.line_num + 1
+        if header is None:
+            header = [name.strip().lower() for name in values]  # "Question" is "question"
+            continue
+        if not any(value.strip() for value in values):
+            continue
+        if len(values) != len(header):
+            raise ChunkrecallError(
+                f"this row has {len(values)} fields, the header has {len(header)} "
+                f"({', '.join(header)}); quote a field that holds the delimiter",
+                where=where,
+            )
+        yield Row(dict(zip(header, values, strict=True)), where)
+
+
+def require(row: Row, key: str) -> str:
+    """The non-empty field ``key`` of ``row``, stripped; an error naming the row otherwise."""
+    value = row.fields.get(key, "").strip()
+    if not value:
+        present = ", ".join(sorted(row.fields)) or "none"
+        raise ChunkrecallError(f"this row has no '{key}' (its fields: {present})", where=row.where)
+    return value
