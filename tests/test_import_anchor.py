@@ -6,7 +6,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.importing.anchor import Source, closest, nearest, occurrences, sentence
-from pytest_chunkrecall.matching import fold_text
+from pytest_chunkrecall.text.folding import fold_text
 
 TEXT = st.text(alphabet=st.sampled_from("ab AB.\n\t\u00e9e\u0301\ufb01!?"), max_size=60)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from rapidfuzz import fuzz
 
-from ..matching import Folded, fold, fold_text
+from ..text.folding import Folded, fold, fold_text
 
 # A sentence ends at . ! or ? (with closing quotes or brackets) followed by
 # whitespace and a character that can start a sentence; a paragraph or a
