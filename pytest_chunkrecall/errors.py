@@ -64,3 +64,10 @@ def describe(exc: BaseException) -> str:
     """``TypeError: message`` — one line for an exception raised by user code."""
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
+
+
+def shorten(text: str, limit: int = 200) -> str:
+    """``text`` as a message echoes it: whole when short, else its start and how long it was."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -13,9 +13,9 @@ import yaml
 from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 from .errors import GoldError
 
-FILE_KEYS = (*SETTING_KEYS, "cases")
+FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
 CASE_KEYS = (
-    "id", "question", "needle", "needles", "span",
+    "id", "question", "needle", "needles", "span", "doc",
     "k", "match", "fuzzy_threshold", "xfail", "skip", "marks",
 )  # fmt: skip
 
@@ -56,15 +56,17 @@ class Case:
     xfail: str | None = None
     skip: str | None = None
     marks: tuple[str, ...] = ()
+    doc: str | None = None  # a path or glob relative to the gold file, or a document id
 
 
 @dataclass(frozen=True)
 class GoldFile:
-    """A parsed gold file."""
+    """A parsed gold file; ``doc`` pins every case that has no ``doc`` of its own."""
 
     path: Path
     settings: Settings
     cases: tuple[Case, ...]
+    doc: str | None = None
 
 
 def load(path: Path, *, name: str | None = None) -> GoldFile:
@@ -89,6 +91,7 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
     if "cases" not in top:
         raise GoldError("no 'cases:' list; add at least one case", where=where.at(root))
     settings = _settings(top, where)
+    file_doc = _doc(top["doc"][1], where) if "doc" in top else None
     cases_node = top["cases"][1]
     if not isinstance(cases_node, yaml.SequenceNode):
         raise GoldError("'cases' must be a list of cases", where=where.at(cases_node))
@@ -98,6 +101,8 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
     seen: dict[str, int] = {}
     for node in cases_node.value:
         case = _case(node, where)
+        if case.doc is None and file_doc is not None:
+            case = replace(case, doc=file_doc)
         if case.id in seen:
             raise GoldError(
                 f"duplicate case id {case.id!r} (first used on line {seen[case.id]}); "
@@ -106,7 +111,7 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
             )
         seen[case.id] = case.line
         cases.append(case)
-    return GoldFile(path=path, settings=settings, cases=tuple(cases))
+    return GoldFile(path=path, settings=settings, cases=tuple(cases), doc=file_doc)
 
 
 def slug(question: str) -> str:
@@ -247,6 +252,7 @@ def _case(node: yaml.Node, where: _Where) -> Case:
         xfail=get("xfail", lambda n: _reason(n, "xfail", where)),
         skip=get("skip", lambda n: _reason(n, "skip", where)),
         marks=get("marks", lambda n: _marks(n, where)) or (),
+        doc=get("doc", lambda n: _doc(n, where)),
     )
 
 
@@ -264,6 +270,16 @@ def _texts(node: yaml.Node, key: str, where: _Where) -> tuple[str, ...]:
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise GoldError(f"'{key}' must be a non-empty list of text", where=where.at(node))
     return tuple(_text(item, key, where) for item in node.value)
+
+
+def _doc(node: yaml.Node, where: _Where) -> str:
+    if isinstance(node, yaml.SequenceNode):
+        raise GoldError(
+            "'doc' must be one path or glob (text), not a list; name one document, or a glob "
+            "that matches the ones that count, e.g. doc: ../docs/billing-*.md",
+            where=where.at(node),
+        )
+    return _text(node, "doc", where)
 
 
 def _case_id(node: yaml.Node, where: _Where) -> str:

@@ -58,7 +58,12 @@ def test_overview_has_the_report_totals_and_gold_files(example, model):
 
 
 def test_hit_rate_curve_is_in_rank_order_and_absent_without_hit_rate_at(example):
-    assert page_model(example)["overview"]["curve"] is None
+    assert page_model(example)["overview"]["curve"] == [
+        [int(r), share] for r, share in example["report"]["totals"]["hit_rate_at"].items()
+    ]
+    older = copy.deepcopy(example)
+    del older["report"]["totals"]["hit_rate_at"]  # type: ignore[misc]
+    assert page_model(older)["overview"]["curve"] is None
     data = copy.deepcopy(example)
     data["report"]["totals"]["hit_rate_at"] = {"10": 0.98, "1": 0.5, "3": 0.9}  # type: ignore[index]
     assert page_model(data)["overview"]["curve"] == [[1, 0.5], [3, 0.9], [10, 0.98]]

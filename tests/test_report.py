@@ -67,7 +67,11 @@ def test_json_report_fields_and_outcomes(shop):
         "cases": 5,
         "hits": 2,
         "hit_rate": 0.4,
+        "hit_rate_ci95": [0.117621, 0.769276],
+        "mrr": 0.4,
+        "hit_rate_at": {"1": 0.4},
         "split_spans": 3,
+        "pieces_retrieved": 0,
         "verdicts": {"hit": 2, "split": 3, "ranked_out": 0, "absent": 0},
     }
     (gold,) = report["gold_files"]

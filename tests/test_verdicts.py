@@ -249,7 +249,8 @@ def test_a_needle_cut_in_two_is_split_without_a_span(windows):
     assert (case["verdict"], case["span_split"]) == ("split", True)
 
 
-def test_span_split_is_recorded_on_hits_too(windows):
+def test_a_cut_span_fails_as_split_though_its_needle_came_back(windows):
+    """The span is the passage that must survive chunking: its needle alone is no hit."""
     shipping = at("2 business days")
     windows(
         """
@@ -266,12 +267,13 @@ def test_span_split_is_recorded_on_hits_too(windows):
         retriever_args=pinned({"express shipping": [shipping]}),
     )
     result, report = windows.report()
-    result.assert_outcomes(passed=2)
+    result.assert_outcomes(passed=1, failed=1)
     cases = {c["id"]: c for c in report["cases"]}
-    assert (cases["express"]["verdict"], cases["express"]["span_split"]) == ("hit", True)
+    assert (cases["express"]["verdict"], cases["express"]["span_split"]) == ("split", True)
+    assert cases["express"]["rank"] is None
     assert (cases["fee"]["verdict"], cases["fee"]["span_split"]) == ("hit", False)
     assert report["totals"]["split_spans"] == 1
-    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 2/2 (100.0%), split spans 1"])
+    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 1/2 (50.0%), split spans 1"])
 
 
 def test_absent_needle_is_a_gold_error_with_the_closest_text(windows):
@@ -300,12 +302,33 @@ def test_absent_needle_is_a_gold_error_with_the_closest_text(windows):
     assert (case["verdict"], case["rank"]) == ("absent", None)
 
 
-def test_absent_span_even_when_the_needle_is_there(windows):
+def test_a_needle_outside_its_text_span_is_a_collection_error(windows):
     windows(
         """
         - id: refund
           question: refund window
           needle: 30 days
+          span: The refund window is 60 days
+        """,
+        k=1,
+    )
+    result = windows.shop.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: gold/policies.yaml:6: needle '30 days' is not inside the span "
+            "'The refund window is 60 days'; every needle must lie inside its span*"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_absent_span_even_when_the_needle_is_there(windows):
+    windows(
+        """
+        - id: refund
+          question: refund window
+          needle: refund window
           span: The refund window is 60 days
         - id: customs
           question: customs clearance
@@ -317,7 +340,10 @@ def test_absent_span_even_when_the_needle_is_there(windows):
     result, report = windows.report()
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines_random(
-        ["  not in the corpus: 'The refund window is 60 days'", "  not in the corpus: '9 euros'"]
+        [
+            "  not in the corpus: 'The refund window is 60 days'",
+            "  not in the corpus: '9 euros'",
+        ]
     )
     assert {c["verdict"] for c in report["cases"]} == {"absent"}
 
@@ -493,7 +519,7 @@ def test_the_closest_text_is_read_from_the_document_not_cut_at_a_chunk_edge(wind
         """
         - id: refund
           question: refund window
-          needle: 30 days
+          needle: refund window
           span: The refund window is 60 days
         """,
         k=1,

@@ -17,6 +17,7 @@ SETTING_KEYS = (
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
+DEFAULT_DEPTH = 50  # how deep a ranked_out case's holding chunk is looked for
 DEFAULT_MATCH = "normalized"
 DEFAULT_FUZZY_THRESHOLD = 90.0
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process
@@ -69,6 +69,7 @@ class Finder:
         self._prepare = functools.lru_cache(maxsize=_PREPARED_CHUNKS)(matcher.prepare)
         self._all_prepared: list[str] | None = None
         self._by_id: dict[str, Document] | None = None
+        self._numbers: dict[str, int] | None = None
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -80,12 +81,16 @@ class Finder:
         """The chunk's text in match space."""
         return self._prepare(chunk.text)
 
-    def locate(self, pattern: str) -> Location:
-        """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent."""
+    def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
+        """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent.
+
+        Only the documents ``docs`` count, when given. The search stops at the first
+        occurrence a chunk holds whole, however often the pattern occurs.
+        """
         if self.matcher.mode == "fuzzy":
-            return self._locate_fuzzy(pattern)
+            return self._locate_fuzzy(pattern, docs)
         first: Occurrence | None = None
-        for occurrence in self.occurrences(pattern):
+        for occurrence in self.occurrences(pattern, docs):
             holder = self.chunk_map.holder(occurrence.doc, occurrence.start, occurrence.end)
             if holder is not None and self.matcher.mode == "exact":
                 holder = self._exact_holder(holder, occurrence, pattern)
@@ -96,32 +101,47 @@ class Finder:
             first = first or occurrence
         if first is None:  # a chunker that rewrites text may still hold it
             for doc in self.chunk_map.unplaced:
+                if docs is not None and doc not in docs:
+                    continue
                 holder = self._unplaced_holder(pattern, doc)
                 if holder is not None:
                     return Location(holder, None)
         return Location(None, first)
 
-    def occurrences(self, pattern: str) -> list[Occurrence]:
-        """Every occurrence of the prepared ``pattern`` in the corpus, in corpus order."""
-        texts = self._match_texts()
-        if self._index is None:
-            self._index = WordIndex(texts)
-        found = []
-        for doc_no, pos in self._index.find(pattern):
-            start, end = self._original(doc_no, pos, pos + len(pattern))
-            found.append(Occurrence(self.documents[doc_no].id, start, end))
-        return found
+    def occurrences(
+        self, pattern: str, docs: Collection[str] | None = None
+    ) -> Iterator[Occurrence]:
+        """The occurrences of the prepared ``pattern`` in the corpus (in ``docs``), in corpus order.
 
-    def passage(self, start: str, end: str) -> str | None:
-        """The shortest passage (in match space) that starts with ``start`` and ends with ``end``."""
+        Lazily: each is mapped back to its document's offsets only when asked for.
+        """
+        for doc_no, pos in self._index_of().find(pattern):
+            doc_id = self.documents[doc_no].id
+            if docs is not None and doc_id not in docs:
+                continue
+            start, end = self._original(doc_no, pos, pos + len(pattern))
+            yield Occurrence(doc_id, start, end)
+
+    def occurs(self, pattern: str, docs: Collection[str] | None = None) -> bool:
+        """Whether the prepared ``pattern`` occurs at all (in ``docs``)."""
+        return next(self.occurrences(pattern, docs), None) is not None
+
+    def passage(
+        self, start: str, end: str, docs: Collection[str] | None = None
+    ) -> tuple[str, Occurrence] | None:
+        """The shortest passage that starts with ``start`` and ends with ``end`` (in ``docs``).
+
+        Returns the passage in match space and where it is in its document.
+        """
         texts = self._match_texts()
-        if self._index is None:
-            self._index = WordIndex(texts)
+        index = self._index_of()
+        allowed = None if docs is None else {self._doc_no(doc) for doc in docs}
         starts: dict[int, list[int]] = {}
-        for doc_no, pos in self._index.find(start):
-            starts.setdefault(doc_no, []).append(pos)
+        for doc_no, pos in index.find(start):
+            if allowed is None or doc_no in allowed:
+                starts.setdefault(doc_no, []).append(pos)
         best: tuple[int, int, int] | None = None  # (length, doc, start)
-        for doc_no, pos in self._index.find(end):
+        for doc_no, pos in index.find(end):
             candidates = starts.get(doc_no, [])
             finish = pos + len(end)
             i = bisect_right(candidates, pos) - 1
@@ -137,7 +157,9 @@ class Finder:
         if best is None:
             return None
         length, doc_no, begin = best
-        return texts[doc_no][begin : begin + length]
+        first, last = self._original(doc_no, begin, begin + length)
+        where = Occurrence(self.documents[doc_no].id, first, last)
+        return texts[doc_no][begin : begin + length], where
 
     def closest(self, pattern: str) -> Closest | None:
         """The corpus text most like ``pattern``, for a needle that is not in the corpus.
@@ -188,6 +210,16 @@ class Finder:
             end += 1
         return text[start:end]
 
+    def _index_of(self) -> WordIndex:
+        if self._index is None:
+            self._index = WordIndex(self._match_texts())
+        return self._index
+
+    def _doc_no(self, doc_id: str) -> int:
+        if self._numbers is None:
+            self._numbers = {doc.id: number for number, doc in enumerate(self.documents)}
+        return self._numbers.get(doc_id, -1)
+
     def _match_texts(self) -> list[str]:
         if self._texts is None:
             if self.matcher.mode == "exact":
@@ -228,32 +260,34 @@ class Finder:
             self._all_prepared = [self.matcher.prepare(chunk.text) for chunk in self.chunks]
         return self._all_prepared
 
-    def _locate_fuzzy(self, pattern: str) -> Location:
+    def _locate_fuzzy(self, pattern: str, docs: Collection[str] | None) -> Location:
         prepared = self._every_prepared()
-        threshold = self.matcher.threshold
-        holder = None
-        long_enough = [i for i, text in enumerate(prepared) if len(text) >= len(pattern)]
-        best = process.extractOne(
-            pattern, [prepared[i] for i in long_enough], scorer=fuzz.partial_ratio,
-            processor=None, score_cutoff=threshold,
-        )  # fmt: skip
-        if best is not None:
-            holder = self.chunks[long_enough[best[2]]]
-        else:
-            short = [i for i, text in enumerate(prepared) if len(text) < len(pattern)]
-            best = process.extractOne(
-                pattern, [prepared[i] for i in short], scorer=fuzz.ratio,
-                processor=None, score_cutoff=threshold,
+        matcher = self.matcher
+        threshold = matcher.threshold
+        counted = [i for i, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs]
+        # rapidfuzz ranks the candidates at C speed; the matcher then has the
+        # last word on each, since it also asks that numbers agree exactly.
+        long_enough = [i for i in counted if len(prepared[i]) >= len(pattern)]
+        short = [i for i in counted if len(prepared[i]) < len(pattern)]
+        for pool, scorer in ((long_enough, fuzz.partial_ratio), (short, fuzz.ratio)):
+            ranked = process.extract(
+                pattern, [prepared[i] for i in pool], scorer=scorer,
+                processor=None, score_cutoff=threshold, limit=None,
             )  # fmt: skip
-            if best is not None:
-                holder = self.chunks[short[best[2]]]
-        if holder is not None:
-            return Location(holder, None)
+            for _, _, position in ranked:
+                if matcher.contains(prepared[pool[position]], pattern):
+                    return Location(self.chunks[pool[position]], None)
         texts = self._match_texts()
         found: tuple[float, int, int, int] | None = None
         for doc_no, text in enumerate(texts):
+            if docs is not None and self.documents[doc_no].id not in docs:
+                continue
             alignment = fuzz.partial_ratio_alignment(pattern, text, score_cutoff=threshold)
-            if alignment is not None and (found is None or alignment.score > found[0]):
+            if alignment is None or not matcher.numbers_agree(
+                pattern, text[alignment.dest_start : alignment.dest_end]
+            ):
+                continue
+            if found is None or alignment.score > found[0]:
                 found = (alignment.score, doc_no, alignment.dest_start, alignment.dest_end)
         if found is None:
             return Location(None, None)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
+import fnmatch
+import glob
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +13,7 @@ from ..chunking.shapes import CONFIGURED, check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
     DEFAULT_CHUNKER,
+    DEFAULT_DEPTH,
     DEFAULT_FUZZY_THRESHOLD,
     DEFAULT_K,
     DEFAULT_MATCH,
@@ -18,12 +21,12 @@ from ..config.settings import (
     Settings,
 )
 from ..corpus import Document, document_id, find_files
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, shorten
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
 from .results import CaseResult, GoldFacts
 from .suite import Component, Suite, SuiteCache
-from .verdict import judge
+from .verdict import deepen, judge
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,8 @@ class Plan:
     settings: Settings
     k_override: int | None = None
     length: Component | None = None
+    depth: int = DEFAULT_DEPTH
+    pins: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -63,16 +68,22 @@ class Plan:
     def evaluate(self, suite: Suite, case: Case) -> CaseResult:
         """Evaluate one case of this gold file against ``suite``."""
         k = self.k(case)
+        docs = self.pins.get(case.doc) if case.doc is not None else None
+        finder = suite.finder(self.matcher(case))
         top = suite.search(case.question, k)
-        return judge(
-            case,
-            top,
-            suite.finder(self.matcher(case)),
-            gold_file=self.name,
-            k=k,
-            length=self.measure,
+        result = judge(
+            case, top, finder, gold_file=self.name, k=k, docs=docs, length=self.measure,
             unit=self.unit,
-        )
+        )  # fmt: skip
+        if result.verdict != "ranked_out" or self.depth <= k:
+            return result
+        # How far down the holding chunk is decides what to do: raise k, add a
+        # reranker, or fix the question. One more call, for ranked_out cases only.
+        try:
+            deeper = suite.search(case.question, self.depth)
+        except ChunkrecallError as exc:
+            return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
+        return deepen(result, case, deeper, finder, docs=docs)
 
     def k(self, case: Case) -> int:
         """How many results the case's question is asked for."""
@@ -139,6 +150,7 @@ def plan(
     supplied: Supplied | None = None,
     k_override: int | None = None,
     length: Component | None = None,
+    depth: int = DEFAULT_DEPTH,
 ) -> Plan:
     """Combine the gold file's settings with the ini file's and what code supplies.
 
@@ -180,18 +192,60 @@ def plan(
             )
         base = settings.corpus_base or rootdir
         files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
-    return Plan(
-        gold,
-        name,
-        files,
-        documents,
-        loader,
-        chunker,
-        retriever,
-        settings,
-        k_override,
-        length,
-    )
+    the_plan = Plan(
+        gold, name, files, documents, loader, chunker, retriever, settings, k_override, length,
+        depth,
+    )  # fmt: skip
+    _check_spans(the_plan)
+    return replace(the_plan, pins=_pins(gold, name=name, rootdir=rootdir, plan=the_plan))
+
+
+def _check_spans(the_plan: Plan) -> None:
+    """Every needle of a case with a text span must lie inside it: the span anchors the hit."""
+    for case in the_plan.gold.cases:
+        if not isinstance(case.span, str):
+            continue
+        matcher = the_plan.matcher(case)
+        span = matcher.prepare(case.span)
+        for needle in case.needles:
+            if not matcher.contains(span, matcher.prepare(needle)):
+                raise ChunkrecallError(
+                    f"needle {shorten(needle)!r} is not inside the span {shorten(case.span)!r}; "
+                    "every needle must lie inside its span (the passage that answers the "
+                    "question): fix the needle or the span, or drop the span",
+                    where=f"{the_plan.name}:{case.line}",
+                )
+
+
+def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, frozenset[str]]:
+    """The documents each ``doc:`` pattern of the gold file names, as corpus document ids."""
+    pins: dict[str, frozenset[str]] = {}
+    for case in gold.cases:
+        pattern = case.doc
+        if pattern is None or pattern in pins:
+            continue
+        if plan.documents is not None:
+            ids = [doc.id for doc in plan.documents]
+            found = frozenset(i for i in ids if i == pattern or fnmatch.fnmatchcase(i, pattern))
+        else:
+            ids = [document_id(path, rootdir) for path in plan.files]
+            named = {
+                Path(p).resolve()
+                for p in glob.glob(str(gold.path.parent / pattern), recursive=True)
+            }
+            found = frozenset(
+                document_id(path, rootdir) for path in plan.files if path.resolve() in named
+            )
+        if not found:
+            shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
+            where = "relative to the gold file" if plan.documents is None else "a document id"
+            raise ChunkrecallError(
+                f"doc {pattern!r} matches no corpus document (a path or glob {where}); "
+                f"the corpus has {shown}",
+                where=f"{name}:{case.line}",
+            )
+        pins[pattern] = found
+    return pins
 
 
 def _component(

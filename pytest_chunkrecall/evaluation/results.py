@@ -4,13 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, TypedDict, final
+from typing import Any, Literal, TypedDict, final
 
+from ..analysis import ranks
 from ..analysis.geometry import Geometry
+from ..analysis.statistics import wilson
 from ..analysis.survival import SpanAnalysis
 from ..chunking.chunk import Chunk
 
-VERDICTS = ("hit", "split", "ranked_out", "absent")
+Verdict = Literal["hit", "split", "ranked_out", "absent"]
+VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent")
 MISSES = ("split", "ranked_out", "absent")
 PREVIEW = 72
 
@@ -65,6 +68,20 @@ class CutView:
 
 
 @dataclass(frozen=True)
+class SpanAt:
+    """Where a case's span (or first needle) was found in its document, in its own offsets."""
+
+    doc: str
+    start: int
+    end: int
+
+
+def chunk_id(chunk: Chunk) -> str:
+    """A chunk's id across tools: ``<document>#<index>`` (the index in the suite's chunk list)."""
+    return f"{chunk.doc}#{chunk.index}"
+
+
+@dataclass(frozen=True)
 class Closest:
     """The corpus text most like a needle that is not in the corpus."""
 
@@ -77,7 +94,22 @@ class Closest:
 
 @dataclass(frozen=True)
 class CaseResult:
-    """The outcome of evaluating one gold case; every field is JSON-safe."""
+    """The outcome of evaluating one gold case; every field is JSON-safe.
+
+    ``verdict`` is hit, split, ranked_out or absent; ``rank`` the 1-based rank of
+    the top-k chunk that holds the span (without one, the rank by which every
+    needle was held), ``None`` unless a hit. ``span_split``: the span is whole in
+    no chunk of the corpus. ``holding_rank``: where the holding chunk ranks in a
+    deeper retrieval of ``depth`` results (a ranked_out case), or ``None`` when
+    deeper still; for a hit, ``rank``. ``pieces_retrieved``: for a split, whether
+    every piece of the span between the cuts came back in the top k.
+    ``retrieved_ids`` are the top k as ``<doc>#<index>`` (``None``: a result that
+    is no chunk of the corpus), ``holding_ids`` the chunks known to hold the span
+    whole: each retrieved one that does, and the first one the corpus has.
+    ``span_at`` is where the span was found; ``docs`` the documents a ``doc:``
+    pin allows, and ``elsewhere`` the other documents that have absent text.
+    ``top``, ``held``, ``cut``, ``closest`` and ``missing`` feed the failure message.
+    """
 
     gold_file: str
     id: str
@@ -85,7 +117,7 @@ class CaseResult:
     question: str
     needles: list[str]
     span: str | None
-    verdict: str
+    verdict: Verdict
     rank: int | None
     span_split: bool
     k: int
@@ -98,7 +130,17 @@ class CaseResult:
     cut: CutView | None = None
     closest: Closest | None = None
     missing: list[str] = field(default_factory=list)
+    outside: list[str] = field(default_factory=list)
     baseline: dict[str, Any] | None = None
+    holding_rank: int | None = None
+    depth: int | None = None
+    depth_error: str | None = None
+    pieces_retrieved: bool | None = None
+    retrieved_ids: list[str | None] = field(default_factory=list)
+    holding_ids: list[str] = field(default_factory=list)
+    span_at: SpanAt | None = None
+    docs: list[str] | None = None
+    elsewhere: list[str] = field(default_factory=list)
 
     @property
     def hit(self) -> bool:
@@ -126,38 +168,75 @@ class CaseResult:
             values["cut"] = CutView(**cut)
         if values.get("closest"):
             values["closest"] = Closest(**values["closest"])
+        if values.get("span_at"):
+            values["span_at"] = SpanAt(**values["span_at"])
         return cls(**values)
 
 
 @dataclass(frozen=True)
 class Totals:
-    """Hit rate and verdict counts over the evaluated cases."""
+    """Hit rate, ranking measures and verdict counts over the evaluated cases.
+
+    ``cases`` counts every evaluated case (xfail included, skipped excluded);
+    ``hits`` those whose span came back whole in the top k; ``split_spans`` those
+    whose span no chunk holds whole; ``verdicts`` the count of each verdict;
+    ``ranks`` each case's rank (``None`` for a miss), for MRR and hit-rate at
+    each cut-off up to ``largest_k``; ``pieces_retrieved`` the split cases whose
+    pieces all came back.
+    """
 
     cases: int
     hits: int
     split_spans: int
     verdicts: dict[str, int]
+    ranks: tuple[int | None, ...] = ()
+    largest_k: int = 0
+    pieces_retrieved: int = 0
 
     @property
     def hit_rate(self) -> float:
         return self.hits / self.cases if self.cases else 0.0
 
+    @property
+    def mrr(self) -> float:
+        """Mean reciprocal rank (see :func:`analysis.ranks.mrr`)."""
+        return ranks.mrr(self.ranks)
+
+    @property
+    def hit_rate_at(self) -> dict[str, float]:
+        """Hit-rate at each cut-off 1..largest k (see :func:`analysis.ranks.hit_rate_at`)."""
+        return ranks.hit_rate_at(self.ranks, self.largest_k)
+
+    @property
+    def hit_rate_ci95(self) -> tuple[float, float]:
+        """The hit-rate's 95% Wilson score interval."""
+        return wilson(self.hits, self.cases)
+
     @classmethod
     def of(cls, results: Iterable[CaseResult]) -> Totals:
-        verdicts = dict.fromkeys(VERDICTS, 0)
-        cases = split = 0
+        verdicts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+        cases = split = pieces = largest = 0
+        found: list[int | None] = []
         for result in results:
             cases += 1
             verdicts[result.verdict] += 1
             split += result.span_split
-        return cls(cases, verdicts["hit"], split, verdicts)
+            pieces += bool(result.pieces_retrieved)
+            largest = max(largest, result.k)
+            found.append(result.rank if result.hit else None)
+        return cls(cases, verdicts["hit"], split, verdicts, tuple(found), largest, pieces)
 
     def to_json(self) -> dict[str, Any]:
+        low, high = self.hit_rate_ci95
         return {
             "cases": self.cases,
             "hits": self.hits,
             "hit_rate": round(self.hit_rate, 6),
+            "hit_rate_ci95": [round(low, 6), round(high, 6)],
+            "mrr": round(self.mrr, 6),
+            "hit_rate_at": {r: round(share, 6) for r, share in self.hit_rate_at.items()},
             "split_spans": self.split_spans,
+            "pieces_retrieved": self.pieces_retrieved,
             "verdicts": dict(self.verdicts),
         }
 

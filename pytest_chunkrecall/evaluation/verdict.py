@@ -1,154 +1,266 @@
-"""Deciding a case's verdict from what the retriever returned and where the span sits."""
+"""Deciding a case's verdict from what the retriever returned and where the span sits.
+
+The unit that must come back is the case's span (every needle lies inside it),
+or, without a span, each needle on its own. A hit is one top-k chunk holding
+the whole span; with needles alone, every needle whole in some top-k chunk.
+Only chunks of the case's pinned documents count, when it has a ``doc``.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
 
 from ..analysis.geometry import shared
+from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
-from ..text.matcher import Matcher
-from .finder import Finder, Location
-from .results import CaseResult, ChunkView, CutView, Held
+from .finder import Finder, Location, Occurrence
+from .results import CaseResult, ChunkView, CutView, Held, SpanAt, Verdict, chunk_id
 
 _CONTEXT = 40  # characters shown either side of a cut
+_PIECE_OCCURRENCES = 20  # occurrences of a split span tried for pieces that came back
+_ELSEWHERE = 5  # other documents named for text that is not in the pinned ones
+
+
+@dataclass(frozen=True)
+class _Units:
+    """What must come back whole, in match space, and what of the span is missing."""
+
+    patterns: list[str]
+    written: dict[str, str]  # pattern -> how the gold file wrote it
+    shown: str | None  # the span as the failure message shows it
+    missing: list[str]  # written parts of the span not in the corpus
+    at: Occurrence | None  # where a {from, to} span was found
+    outside: list[str]  # needles the found {from, to} span does not contain
 
 
 def judge(
     case: Case,
     top: Sequence[Retrieved],
-    space: Finder,
+    finder: Finder,
     *,
     gold_file: str,
     k: int,
+    docs: Collection[str] | None = None,
     length: Callable[[str], int] = len,
     unit: str = "chars",
 ) -> CaseResult:
     """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out or absent.
 
-    A pure function of what came back and of ``space`` (the corpus and its chunks
-    seen through the case's match mode). ``length`` measures the span and the
-    chunks around a cut (characters, or the user's tokens).
+    A pure function of what came back and of ``finder`` (the corpus and its
+    chunks seen through the case's match mode). ``docs`` pins the documents
+    that count; ``length`` measures the span and the chunks around a cut.
     """
+    matcher = finder.matcher
     top = list(top)
-    top_texts = [
-        space.prepared(r.chunk) if r.chunk is not None else space.matcher.prepare(r.text)
-        for r in top
+    texts = [
+        finder.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in top
     ]
-    matcher = space.matcher
-    needles = [matcher.prepare(n) for n in case.needles]
-    ranks = [_first_rank(needle, top_texts, matcher) for needle in needles]
-    span, span_text, missing = _span(case, space)
-    written = {**dict(zip(needles, case.needles, strict=True)), **_written_span(case, matcher)}
-
-    # What must be whole: the span (or, without one, every needle), and every
-    # needle the top k did not return.
-    patterns = ([span] if span is not None else []) + [
-        n for n, rank in zip(needles, ranks, strict=True) if rank is None or span is None
+    counted = [_counts(r.chunk, docs) for r in top]
+    units = _units(case, finder, docs)
+    ranks = [_first_rank(p, texts, counted, finder) for p in units.patterns]
+    locations = {p: finder.locate(p, docs) for p in units.patterns}
+    absent = units.missing + [
+        units.written[p] for p, where in locations.items() if not where.present
     ]
-    locations = {p: _locate(p, top, top_texts, space) for p in dict.fromkeys(patterns)}
-    absent = missing + [p for p, where in locations.items() if not where.present]
-    split = [p for p, where in locations.items() if where.present and not where.whole]
-    span_patterns = [span] if span is not None else ([] if case.span is not None else needles)
-    span_split = any(locations[p].present and not locations[p].whole for p in span_patterns)
-    hit = all(rank is not None for rank in ranks)
-    # A span that is nowhere in the corpus is a gold-data error even when the
-    # needles came back: otherwise a typo would silently drop the span check.
-    verdict = "absent" if absent else "hit" if hit else "split" if split else "ranked_out"
-
-    held = [
-        Held(case.needles[i], ChunkView.of(locations[needle].holder))
-        for i, (needle, rank) in enumerate(zip(needles, ranks, strict=True))
-        if verdict == "ranked_out" and rank is None
+    failed = bool(absent or units.outside)
+    split = [
+        p
+        for p, rank in zip(units.patterns, ranks, strict=True)
+        if rank is None and locations[p].present and not locations[p].whole
     ]
-    cut_pattern = split[0] if split else span if span_split else None
-    cut = (
-        _cut(space, locations[cut_pattern], length) if cut_pattern and verdict != "absent" else None
-    )
+    hit = not failed and all(rank is not None for rank in ranks)
+    verdict: Verdict = "absent" if failed else "hit" if hit else "split" if split else "ranked_out"
+    rank = max(r for r in ranks if r is not None) if hit else None
+    holders = [
+        r.chunk
+        for r, text, ok in zip(top, texts, counted, strict=True)
+        if ok and r.chunk is not None and all(matcher.contains(text, p) for p in units.patterns)
+    ]
+    corpus_holder = locations[units.patterns[0]].holder if len(units.patterns) == 1 else None
+    if corpus_holder is not None:
+        holders.append(corpus_holder)
+    first = units.patterns[0] if units.patterns else None
+    at = units.at or (locations[first].occurrence if first is not None else None)
     return CaseResult(
         gold_file=gold_file,
         id=case.id,
         line=case.line,
         question=case.question,
         needles=list(case.needles),
-        span=span_text,
+        span=units.shown,
         verdict=verdict,
-        rank=max(r for r in ranks if r is not None) if verdict == "hit" else None,
-        span_split=span_split,
+        rank=rank,
+        span_split=bool(split)
+        or any(
+            r is None and where.present and not where.whole
+            for r, where in zip(ranks, locations.values(), strict=True)
+        ),
         k=k,
         match=matcher.mode,
-        needle_lengths=[len(n) for n in case.needles],
-        span_length=_span_length(case, span, length),
+        needle_lengths=[length(n) for n in case.needles],
+        span_length=_span_length(case, units, finder, length),
         unit=unit,
         top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
-        held=held,
-        cut=cut,
-        closest=space.closest(absent[0]) if verdict == "absent" else None,
-        missing=[written.get(p, p) for p in absent],
+        held=[
+            Held(units.written[p], ChunkView.of(locations[p].holder))
+            for p, r in zip(units.patterns, ranks, strict=True)
+            if verdict == "ranked_out" and r is None
+        ],
+        cut=_cut(finder, locations[split[0]], length) if split and not failed else None,
+        closest=finder.closest(matcher.prepare(absent[0])) if absent else None,
+        missing=absent,
+        outside=units.outside,
+        holding_rank=rank,
+        pieces_retrieved=_pieces_back(split, top, counted, finder, docs)
+        if verdict == "split"
+        else None,
+        retrieved_ids=[chunk_id(r.chunk) if r.chunk is not None else None for r in top],
+        holding_ids=sorted({chunk_id(c) for c in holders}),
+        span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
+        docs=sorted(docs) if docs is not None else None,
+        elsewhere=_elsewhere(absent, finder, docs) if absent and docs is not None else [],
     )
 
 
-def _first_rank(needle: str, top_texts: list[str], matcher: Matcher) -> int | None:
-    for rank, text in enumerate(top_texts, start=1):
-        if matcher.contains(text, needle):
+def deepen(
+    result: CaseResult, case: Case, deeper: Sequence[Retrieved], finder: Finder,
+    *, docs: Collection[str] | None = None,
+) -> CaseResult:  # fmt: skip
+    """``result`` (a ranked_out case) with ``holding_rank`` read from a deeper retrieval.
+
+    It is the rank of the first chunk that holds the span (without one, the rank
+    by which every needle has been held), or ``None`` when it is deeper still.
+    """
+    matcher = finder.matcher
+    texts = [
+        finder.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in deeper
+    ]
+    counted = [_counts(r.chunk, docs) for r in deeper]
+    units = _units(case, finder, docs)
+    ranks = [_first_rank(p, texts, counted, finder) for p in units.patterns]
+    if not ranks or any(r is None for r in ranks):
+        return replace(result, depth=len(deeper))
+    found = max(r for r in ranks if r is not None)
+    holder = deeper[found - 1].chunk
+    extra = [chunk_id(holder)] if holder is not None and len(units.patterns) == 1 else []
+    return replace(
+        result,
+        holding_rank=found,
+        depth=len(deeper),
+        holding_ids=sorted({*result.holding_ids, *extra}),
+    )
+
+
+def _counts(chunk: Chunk | None, docs: Collection[str] | None) -> bool:
+    """Whether a result counts: any result without a pin; with one, chunks of the pinned docs."""
+    return docs is None or (chunk is not None and chunk.doc in docs)
+
+
+def _first_rank(pattern: str, texts: list[str], counted: list[bool], finder: Finder) -> int | None:
+    for rank, (text, ok) in enumerate(zip(texts, counted, strict=True), start=1):
+        if ok and finder.matcher.contains(text, pattern):
             return rank
     return None
 
 
-def _locate(pattern: str, top: list[Retrieved], top_texts: list[str], space: Finder) -> Location:
-    """Where ``pattern`` is: a top-k chunk that holds it, or else wherever the corpus has it."""
-    for retrieved, text in zip(top, top_texts, strict=True):
-        if retrieved.chunk is not None and space.matcher.contains(text, pattern):
-            return Location(retrieved.chunk, None)
-    return space.locate(pattern)
-
-
-def _span(case: Case, space: Finder) -> tuple[str | None, str | None, list[str]]:
-    """The span in match space, how to show it, and any part of it missing from the corpus."""
+def _units(case: Case, finder: Finder, docs: Collection[str] | None) -> _Units:
+    prepare = finder.matcher.prepare
+    needles = {prepare(n): n for n in case.needles}
     if case.span is None:
-        return None, None, []
-    if isinstance(case.span, SpanRange):
-        shown = f"from {case.span.start!r} to {case.span.end!r}"
-        start, end = space.matcher.prepare(case.span.start), space.matcher.prepare(case.span.end)
-        passage = space.passage(start, end)
-        if passage is None:
-            missing = [p for p in (start, end) if not space.occurrences(p)]
-            return None, shown, missing or [f"{start} … {end}"]
-        return passage, shown, []
-    return space.matcher.prepare(case.span), case.span, []
-
-
-def _written_span(case: Case, matcher: Matcher) -> dict[str, str]:
-    """The span's parts in match space, mapped to how the gold file wrote them."""
-    if isinstance(case.span, SpanRange):
-        return {
-            matcher.prepare(case.span.start): case.span.start,
-            matcher.prepare(case.span.end): case.span.end,
-        }
+        return _Units(list(needles), needles, None, [], None, [])
     if isinstance(case.span, str):
-        return {matcher.prepare(case.span): case.span}
-    return {}
+        span = prepare(case.span)
+        return _Units([span], {span: case.span}, case.span, [], None, [])
+    start, end = prepare(case.span.start), prepare(case.span.end)
+    shown = f"from {case.span.start!r} to {case.span.end!r}"
+    written = {start: case.span.start, end: case.span.end}
+    found = finder.passage(start, end, docs)
+    if found is None:
+        missing = [written[p] for p in (start, end) if not finder.occurs(p, docs)]
+        return _Units([], written, shown, missing or [str(case.span)], None, [])
+    passage, at = found
+    outside = [n for p, n in needles.items() if not finder.matcher.contains(passage, p)]
+    if outside:
+        return _Units([], written, shown, [], at, outside)
+    return _Units([passage], {passage: str(case.span)}, shown, [], at, [])
 
 
-def _span_length(case: Case, span: str | None, length: Callable[[str], int]) -> int:
-    """The length of the span as written (a range: as found), or without one, of the longest needle."""
+def _elsewhere(absent: list[str], finder: Finder, docs: Collection[str] | None) -> list[str]:
+    """The other documents that do hold the missing text, when the case pins its documents."""
+    prepare = finder.matcher.prepare
+    found: dict[str, None] = {}
+    for text in absent:
+        pattern = prepare(text)
+        for occurrence in finder.occurrences(pattern):
+            if docs is None or occurrence.doc not in docs:
+                found.setdefault(occurrence.doc, None)
+                if len(found) >= _ELSEWHERE:
+                    return list(found)
+    return list(found)
+
+
+def _pieces_back(
+    split: list[str],
+    top: list[Retrieved],
+    counted: list[bool],
+    finder: Finder,
+    docs: Collection[str] | None,
+) -> bool:
+    """Whether each split span's pieces (its parts between the cuts) all lie in top-k chunks."""
+    placed = [r.chunk for r, ok in zip(top, counted, strict=True) if ok and r.chunk is not None]
+    for pattern in split:
+        for number, occurrence in enumerate(finder.occurrences(pattern, docs)):
+            if number >= _PIECE_OCCURRENCES:
+                return False
+            if _covered(occurrence, placed):
+                break
+        else:
+            return False
+    return True
+
+
+def _covered(occurrence: Occurrence, chunks: list[Chunk]) -> bool:
+    """Whether ``chunks`` together cover the occurrence's text, with no gap."""
+    reach = occurrence.start
+    spans = sorted(
+        (c.start, c.end)
+        for c in chunks
+        if c.doc == occurrence.doc and c.start is not None and c.end is not None
+    )
+    for start, end in spans:
+        if start > reach:
+            break
+        reach = max(reach, end)
+        if reach >= occurrence.end:
+            return True
+    return reach >= occurrence.end
+
+
+def _span_length(case: Case, units: _Units, finder: Finder, length: Callable[[str], int]) -> int:
+    """The length of the span as written, or as found in its document; without one, the longest needle."""
     if isinstance(case.span, str):
         return length(case.span)
-    if span is not None:
-        return length(span)
+    if units.at is not None:
+        # the document's own slice, not the folded passage: folding shortens text
+        text = finder.document(units.at.doc).text
+        return length(text[units.at.start : units.at.end])
+    if isinstance(case.span, SpanRange):
+        return length(f"{case.span.start} … {case.span.end}")
     return max(length(needle) for needle in case.needles)
 
 
-def _cut(space: Finder, location: Location, length: Callable[[str], int]) -> CutView | None:
+def _cut(finder: Finder, location: Location, length: Callable[[str], int]) -> CutView | None:
     occurrence = location.occurrence
     if occurrence is None:
         return None
-    cut = space.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
+    cut = finder.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
     if cut is None or (cut.left is not None and cut.offset >= occurrence.end):
         # No boundary divides it: a chunk covers it but, in exact mode, holds
         # it only up to whitespace or case (the chunker rewrote them).
         return None
-    text = space.document(occurrence.doc).text
+    text = finder.document(occurrence.doc).text
     before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
     after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
     left, right = cut.left, cut.right

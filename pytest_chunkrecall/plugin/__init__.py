@@ -102,6 +102,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
     )
     parser.addini(
+        "chunkrecall_depth",
+        "How many results a ranked_out case asks the retriever for, to find where the chunk "
+        "that holds its span ranks (default: 50; 0 turns the second call off)",
+    )
+    parser.addini(
         "chunkrecall_length",
         "A function module:attr, length(text) -> int, that measures spans and chunks in the "
         "geometry summary (e.g. in tokens); default: characters",

@@ -54,6 +54,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         supplied=_supplied(config, hook, path, name),
         k_override=opts.k_override,
         length=opts.length,
+        depth=opts.depth,
     )
     if opts.sweep:
         problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **opts.sweep[0]})

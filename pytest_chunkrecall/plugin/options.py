@@ -15,7 +15,7 @@ import yaml
 from ..analysis import baseline, sweep
 from ..analysis.baseline import Baseline
 from ..config.resolve import resolve
-from ..config.settings import SETTING_KEYS, Settings, check_setting
+from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
 from ..errors import ChunkrecallError, raised
 from ..evaluation.suite import Component
 
@@ -47,9 +47,11 @@ class Options:
     baseline: BaselineSetup = field(default_factory=BaselineSetup)
     report: str | None = None
     markdown: str | None = None
+    depth: int = DEFAULT_DEPTH
 
 
 OPTIONS = pytest.StashKey[Options]()
+MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question
 
 
 def read(config: pytest.Config) -> Options:
@@ -73,6 +75,7 @@ def read(config: pytest.Config) -> Options:
         baseline=_baseline_setup(config),
         report=_output(config, "--chunkrecall-report"),
         markdown=_output(config, "--chunkrecall-markdown"),
+        depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
     )
 
 
@@ -175,6 +178,23 @@ def _check_writable(path: Path, name: str) -> None:
         raise pytest.UsageError(
             f"cannot write baseline {name}: {folder} is read-only for this user"
         )
+
+
+def _ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: int) -> int:
+    """A whole-number ini option from ``low`` to ``high``; a usage error naming it otherwise."""
+    raw = _ini_value(config, key)
+    if not raw:
+        return default
+    try:
+        value = int(raw, 10)
+    except ValueError:
+        value = None
+    if value is None or not low <= value <= high:
+        raise pytest.UsageError(
+            f"ini option chunkrecall_{key} must be a whole number from {low} to {high:,}, "
+            f"not {raw!r}"
+        )
+    return value
 
 
 def _ini_number(

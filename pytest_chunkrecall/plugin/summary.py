@@ -21,6 +21,8 @@ def write_summary(
     verbose = config.get_verbosity() > 0
     terminalreporter.write_sep("=", "chunkrecall")
     write(terminal.headline(totals), bold=True)
+    if totals.cases:
+        write(terminal.ranks_line(totals))
     for summary in recorder.gold_files():
         for line in terminal.gold_file_lines(
             summary.path, summary.info, summary.results, analysis=summary.analysis, verbose=verbose

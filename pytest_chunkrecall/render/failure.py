@@ -12,6 +12,8 @@ _WHY = {
     "ranked_out": "a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
     "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
 }
+_WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
+_WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
 
 
 def explain(result: CaseResult) -> str:
@@ -22,12 +24,19 @@ def explain(result: CaseResult) -> str:
         lines.append(
             f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
         )
-    lines.append(f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}")
+    why = _WHY[result.verdict].format(k=result.k)
+    if result.verdict == "absent" and result.outside and not result.missing:
+        why = _WHY_OUTSIDE
+    elif result.verdict == "absent" and result.docs is not None:
+        why = _WHY_PINNED
+    lines.append(f"chunkrecall: {result.verdict} — {why}")
     lines.append(f"  question: {result.question}")
     for needle in result.needles:
         lines.append(f"  needle:   {needle!r}")
     if result.span is not None:
         lines.append(f"  span:     {result.span!r} ({result.span_length} {result.unit})")
+    if result.docs is not None:
+        lines.append(f"  doc:      {', '.join(result.docs)}")
     if result.verdict == "absent":
         lines += _absent(result)
     if result.cut is not None:
@@ -37,6 +46,13 @@ def explain(result: CaseResult) -> str:
         lines.append(
             f"  {what} is held whole by {_chunk(held.chunk)}, which is not in the top {result.k}"
         )
+    if result.verdict == "ranked_out":
+        lines.append(f"  {_how_deep(result)}")
+    if result.pieces_retrieved:
+        lines.append(
+            "  every piece of the span came back in the top k, in separate chunks: a reader "
+            "given those chunks could join them, but no single chunk answers"
+        )
     lines.append(f"  top {result.k} ({result.match} match):")
     lines += [f"    {_chunk(view)}" for view in result.top] or [
         "    (the retriever returned nothing)"
@@ -44,8 +60,33 @@ def explain(result: CaseResult) -> str:
     return "\n".join(lines)
 
 
+def _how_deep(result: CaseResult) -> str:
+    """Where the chunk that holds the span ranks, from the deeper retrieval."""
+    if result.holding_rank is not None:
+        return f"the chunk that holds it ranks {_ordinal(result.holding_rank)} (k = {result.k})"
+    if result.depth_error is not None:
+        return f"where it ranks is unknown: asking for the top {result.depth} failed: {result.depth_error}"
+    if result.depth is not None:
+        return f"the chunk that holds it is not within the top {result.depth}"
+    return "where it ranks was not looked for (chunkrecall_depth is off)"
+
+
+def _ordinal(number: int) -> str:
+    suffix = (
+        "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    )
+    return f"{number}{suffix}"
+
+
 def _absent(result: CaseResult) -> list[str]:
-    lines = [f"  not in the corpus: {', '.join(repr(m) for m in result.missing)}"]
+    lines = []
+    where = "in the documents doc names" if result.docs is not None else "in the corpus"
+    if result.missing:
+        lines.append(f"  not {where}: {', '.join(repr(m) for m in result.missing)}")
+    for needle in result.outside:
+        lines.append(f"  the needle {needle!r} is not inside the span as found")
+    if result.elsewhere:
+        lines.append(f"  it occurs in: {', '.join(result.elsewhere)}")
     closest = result.closest
     if closest is not None and closest.text:
         lines.append(

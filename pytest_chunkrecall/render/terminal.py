@@ -19,12 +19,25 @@ def headline(totals: Totals) -> str:
     )
 
 
+def ranks_line(totals: Totals) -> str:
+    """``ranks: hit@1 61.0%, hit@3 95.3%, MRR 0.781``: the cut-offs 1, 3, 5, 10 up to the largest k."""
+    shares = totals.hit_rate_at
+    cutoffs = sorted({r for r in (1, 3, 5, 10) if r <= totals.largest_k} | {totals.largest_k})
+    shown = [f"hit@{r} {_percent(shares[str(r)])}" for r in cutoffs if str(r) in shares]
+    return "ranks: " + ", ".join([*shown, f"MRR {totals.mrr:.3f}"])
+
+
 def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
     """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected."""
     line = "verdicts: " + ", ".join(f"{name} {count}" for name, count in totals.verdicts.items())
     misses = totals.cases - totals.hits
     if expected:
         line += f" ({expected} of the {_count(misses, 'miss', 'misses')} expected)"
+    if totals.pieces_retrieved:
+        line += (
+            f"; {_count(totals.pieces_retrieved, 'split span')} came back in pieces "
+            "(each piece in some top-k chunk)"
+        )
     return line
 
 

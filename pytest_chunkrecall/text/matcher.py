@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from rapidfuzz import fuzz
 
 from .folding import fold_text
 
+# A number as a needle writes it: digits, with decimal or thousands marks between them.
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
 
 @dataclass(frozen=True)
 class Matcher:
-    """One match mode, applied the same way to hits, split detection and absent detection."""
+    """One match mode, applied the same way to hits, split detection and absent detection.
+
+    ``fuzzy`` forgives typos, never numbers: "15 percent" does not match "16 percent",
+    so a fuzzy gate cannot pass on the wrong figure.
+    """
 
     mode: str = "normalized"
     threshold: float = 90.0
@@ -24,12 +32,32 @@ class Matcher:
         """Whether prepared ``text`` holds prepared ``needle`` whole."""
         if self.mode != "fuzzy":
             return needle in text
-        return self.score(text, needle) >= self.threshold
+        if needle in text:
+            return True
+        if len(text) < len(needle):
+            # partial_ratio would align the shorter text inside the needle:
+            # a chunk too short to hold the needle is compared whole instead.
+            return fuzz.ratio(needle, text) >= self.threshold and self.numbers_agree(needle, text)
+        alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=self.threshold)
+        if alignment is None:
+            return False
+        return self.numbers_agree(needle, text[alignment.dest_start : alignment.dest_end])
 
     def score(self, text: str, needle: str) -> float:
         """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
         if len(text) < len(needle):
-            # partial_ratio would align the shorter text inside the needle:
-            # a chunk too short to hold the needle is compared whole instead.
             return float(fuzz.ratio(needle, text))
         return float(fuzz.partial_ratio(needle, text))
+
+    @staticmethod
+    def numbers_agree(needle: str, aligned: str) -> bool:
+        """Whether every number of ``needle`` appears, as the same number, in ``aligned`` text.
+
+        The aligned text is widened by nothing: a number cut at its edge ("30" of
+        "300") is read as the digits it shows, and counts only when whole.
+        """
+        wanted = _NUMBER.findall(needle)
+        if not wanted:
+            return True
+        present = set(_NUMBER.findall(aligned))
+        return all(number in present for number in wanted)
