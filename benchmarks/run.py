@@ -1,7 +1,11 @@
 """What pytest-chunkrecall itself costs, measured side by side in one run, printed as a table.
 
-    python benchmarks/run.py            # the full run (a few minutes)
+    python benchmarks/run.py            # the full run (several minutes)
     python benchmarks/run.py --quick    # smaller sizes, fewer repeats: does it all still work?
+    python benchmarks/run.py --only common --common-cases 1000,3000   # one row, other sizes
+
+The rows on how the cost grows with needle frequency, slow retrievers and
+batching are in ``scale.py``.
 
 Every corpus and gold file is generated here, deterministically, into a
 temporary folder; only the real-data row reads ``../shared/data/chunking_evaluation``
@@ -16,26 +20,37 @@ machine's noise falls on both sides.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
-import importlib.util
 import json
 import os
 import platform
-import re
-import statistics
-import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the geometry row calls the core of this checkout in-process
 
 import chunking_evaluation  # noqa: E402
+import scale  # noqa: E402
 import synthetic  # noqa: E402
+from measure import (  # noqa: E402
+    HAS_XDIST,
+    MB,
+    PLUGIN,
+    QUICK,
+    XDIST,
+    Row,
+    Run,
+    Sizes,
+    alternate,
+    median,
+    median_cpu,
+    pytest_run,
+)
 
 from pytest_chunkrecall.analysis.survival import SpanFact, analyse  # noqa: E402
 from pytest_chunkrecall.chunkers import fixed_size  # noqa: E402
@@ -44,115 +59,6 @@ from pytest_chunkrecall.evaluation.suite import Component, SuiteCache  # noqa: E
 from pytest_chunkrecall.evaluation.verdict import judge  # noqa: E402
 from pytest_chunkrecall.gold import Case, SpanRange  # noqa: E402
 from pytest_chunkrecall.text.matcher import Matcher  # noqa: E402
-
-PLUGIN = ("-p", "pytest_chunkrecall.plugin")
-XDIST = ("-p", "xdist.plugin")
-HAS_XDIST = importlib.util.find_spec("xdist") is not None
-MB = 1_000_000
-# pytest, reporting its own peak RSS as it exits. The high-water mark of the
-# process's own memory (VmHWM): ru_maxrss would count the pages of this process
-# that the child shared between fork and exec.
-PYTEST = """
-import atexit, sys, pytest
-def peak():
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmHWM:"):
-                print(f"\\nchunkrecall-bench-peak-kib {line.split()[1]}")
-if sys.platform == "linux":
-    atexit.register(peak)
-sys.argv[0] = "pytest"
-sys.exit(pytest.console_main())
-"""
-
-
-@dataclass(frozen=True)
-class Sizes:
-    """How big each measure is (``--quick`` shrinks them all)."""
-
-    overhead_cases: int = 5000
-    overhead_corpus: int = 2 * MB
-    repeats: int = 5
-    big_corpus: int = 20 * MB
-    spans: tuple[int, int] = (1000, 10_000)
-    build_files: int = 10
-    xdist_cases: int = 2000
-    xdist_repeats: int = 3
-
-
-QUICK = Sizes(
-    overhead_cases=1000, overhead_corpus=MB // 2, repeats=3, big_corpus=2 * MB,
-    spans=(100, 1000), build_files=4, xdist_cases=500, xdist_repeats=2,
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class Run:
-    """One finished pytest process."""
-
-    seconds: float
-    cpu_seconds: float
-    peak_mb: float
-    output: str
-
-
-@dataclass(frozen=True)
-class Row:
-    """One line of the table; ``met`` says whether the target holds (``None``: no target)."""
-
-    measure: str
-    setting: str
-    result: str
-    target: str = ""
-    met: bool | None = None
-
-
-def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> Run:
-    """Run pytest in ``project`` in a fresh process: its wall time and its peak RSS."""
-    command = [sys.executable, "-c", PYTEST, "-q", "-p", "no:cacheprovider", *args]
-    environment = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
-        "PYTEST_ADDOPTS": "",
-        **(env or {}),
-    }
-    with tempfile.TemporaryFile() as output:
-        started = time.perf_counter()
-        process = subprocess.Popen(
-            command, cwd=project, env=environment, stdout=output, stderr=subprocess.STDOUT
-        )
-        _, status, usage = os.wait4(process.pid, 0)
-        seconds = time.perf_counter() - started
-        process.returncode = os.waitstatus_to_exitcode(status)
-        output.seek(0)
-        text = output.read().decode("utf-8", "replace")
-    code = process.returncode
-    if code not in (0, 1) or " passed" not in text:
-        raise SystemExit(f"$ {' '.join(command)}  (in {project}) exited {code}:\n{text[-3000:]}")
-    peak = re.search(r"^chunkrecall-bench-peak-kib (\d+)$", text, re.M)
-    cpu = usage.ru_utime + usage.ru_stime
-    return Run(seconds, cpu, int(peak.group(1)) * 1024 / MB if peak else float("nan"), text)
-
-
-def alternate(
-    repeats: int, first: Callable[[], Run], second: Callable[[], Run]
-) -> tuple[list[Run], list[Run]]:
-    """Run ``first`` and ``second`` in turn, ``repeats`` times each, so drift falls on both."""
-    a, b = [], []
-    for _ in range(repeats):
-        a.append(first())
-        b.append(second())
-    return a, b
-
-
-def median(runs: Sequence[Run]) -> float:
-    return statistics.median(run.seconds for run in runs)
-
-
-def median_cpu(runs: Sequence[Run]) -> float:
-    return statistics.median(run.cpu_seconds for run in runs)
-
 
 # ------------------------------------------------------------------ the measures
 
@@ -388,7 +294,9 @@ def table(rows: list[Row]) -> str:
     return "\n".join(lines)
 
 
-MEASURES = ("overhead", "build", "xdist", "geometry", "memory", "real")
+MEASURES = (
+    "overhead", "build", "xdist", "geometry", "memory", "real", "common", "concurrency", "batching",
+)  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -397,8 +305,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", action="append", choices=MEASURES, help="run only this measure (repeatable)"
     )
+    parser.add_argument(
+        "--common-cases",
+        metavar="SMALL,LARGE",
+        help="the two case counts of the common-needle row (default: 1000,10000)",
+    )
     options = parser.parse_args(argv)
     sizes = QUICK if options.quick else Sizes()
+    if options.common_cases:
+        small, _, large = options.common_cases.partition(",")
+        if not (small.isdigit() and large.isdigit() and 0 < int(small) < int(large)):
+            parser.error(
+                f"--common-cases takes SMALL,LARGE, such as 1000,3000; not {small},{large}"
+            )
+        sizes = dataclasses.replace(sizes, common_cases=(int(small), int(large)))
     wanted = set(options.only or MEASURES)
     print(f"chunkrecall benchmarks{' (quick)' if options.quick else ''} on {machine()}", flush=True)
     rows: list[Row] = []
@@ -419,6 +339,9 @@ def main(argv: list[str] | None = None) -> int:
             "geometry": lambda: [geometry(big(), sizes)],
             "memory": lambda: [memory(work, big())],
             "real": lambda: real_data(work, options.quick),
+            "common": lambda: [scale.common(work, sizes)],
+            "concurrency": lambda: [scale.concurrency(work, sizes)],
+            "batching": lambda: [scale.batching(work, sizes)],
         }
         for name in MEASURES:
             if name in wanted:

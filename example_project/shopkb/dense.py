@@ -45,22 +45,23 @@ def model() -> Any:
     )
 
 
+def embed(texts: Sequence[str]) -> np.ndarray:
+    """One unit-length row per text: its wordllama embedding, so a dot product is a cosine."""
+    import numpy as np
+
+    vectors: np.ndarray = model().embed(list(texts))
+    lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
+    # An empty text embeds as zeros: it stays zero, so it matches nothing,
+    # instead of turning into NaN and upsetting the ranking.
+    return vectors / np.where(lengths == 0, 1, lengths)
+
+
 class DenseIndex(Generic[P]):
     """Passages embedded once; questions ranked against them by cosine similarity."""
 
     def __init__(self, passages: Sequence[P]) -> None:
         self.passages = list(passages)
-        self._model = model()
-        self._vectors: np.ndarray = self._embed([p.text for p in self.passages])
-
-    def _embed(self, texts: list[str]) -> np.ndarray:
-        import numpy as np
-
-        vectors: np.ndarray = self._model.embed(texts)
-        lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
-        # An empty text embeds as zeros: it stays zero, so it matches nothing,
-        # instead of turning into NaN and upsetting the ranking.
-        return vectors / np.where(lengths == 0, 1, lengths)
+        self._vectors = embed([p.text for p in self.passages])
 
     def scored(self, question: str, k: int = 3) -> list[tuple[P, float]]:
         """The ``k`` passages closest in meaning to ``question``, with their cosines, best first."""
@@ -68,7 +69,7 @@ class DenseIndex(Generic[P]):
 
         if not self.passages or k < 1:
             return []
-        scores = self._vectors @ self._embed([question])[0]
+        scores = self._vectors @ embed([question])[0]
         best = np.argsort(-scores, kind="stable")[:k]
         return [(self.passages[number], float(scores[number])) for number in best]
 
