@@ -83,7 +83,7 @@ class Plan:
             deeper = suite.search(case.question, self.depth)
         except ChunkrecallError as exc:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
-        return deepen(result, case, deeper, finder, docs=docs)
+        return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
 
     def k(self, case: Case) -> int:
         """How many results the case's question is asked for."""

@@ -126,9 +126,9 @@ def judge(
 
 def deepen(
     result: CaseResult, case: Case, deeper: Sequence[Retrieved], finder: Finder,
-    *, docs: Collection[str] | None = None,
+    *, depth: int, docs: Collection[str] | None = None,
 ) -> CaseResult:  # fmt: skip
-    """``result`` (a ranked_out case) with ``holding_rank`` read from a deeper retrieval.
+    """``result`` (a ranked_out case) with ``holding_rank`` read from a retrieval ``depth`` deep.
 
     It is the rank of the first chunk that holds the span (without one, the rank
     by which every needle has been held), or ``None`` when it is deeper still.
@@ -141,14 +141,14 @@ def deepen(
     units = _units(case, finder, docs)
     ranks = [_first_rank(p, texts, counted, finder) for p in units.patterns]
     if not ranks or any(r is None for r in ranks):
-        return replace(result, depth=len(deeper))
+        return replace(result, depth=depth)
     found = max(r for r in ranks if r is not None)
     holder = deeper[found - 1].chunk
     extra = [chunk_id(holder)] if holder is not None and len(units.patterns) == 1 else []
     return replace(
         result,
         holding_rank=found,
-        depth=len(deeper),
+        depth=depth,
         holding_ids=sorted({*result.holding_ids, *extra}),
     )
 
