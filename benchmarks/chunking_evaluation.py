@@ -3,8 +3,11 @@
 Writes one gold file per (corpus, chunker, unit) into a temporary project, runs
 pytest on it once with ``--chunkrecall-report``, and prints a table from the
 report. A unit is either a *question* (one case per question; each of its
-reference excerpts is a needle, and so its own span) or an *excerpt* (one case
-per reference excerpt). The retriever is the built-in BM25.
+reference excerpts is a needle, and so its own span), an *excerpt* (one case
+per reference excerpt), or an *anchored* excerpt (one case per excerpt, whose
+needle is the excerpt's sentence that shares most words with the question and
+whose span is the whole excerpt: the short-needle-plus-span shape real gold files
+have). The retriever is the built-in BM25.
 
 The data is read from ``../shared/data/chunking_evaluation`` (next to the
 repository) or ``--data``; without it the benchmark says so and exits 0.
@@ -20,6 +23,7 @@ import csv
 import importlib.util
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -39,7 +43,7 @@ CHUNKERS = {
         {"chunk_size": 800, "chunk_overlap": 200},
     ),
 }
-UNITS = ("question", "excerpt")
+UNITS = ("question", "excerpt", "anchored")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -141,8 +145,17 @@ def gold_cases(questions: list[tuple[str, list[str]]], unit: str) -> list[dict[s
         else:
             for part, excerpt in enumerate(excerpts, start=1):
                 case = {"id": f"q{number:03d}-{part}", "question": question, "needle": excerpt}
+                if unit == "anchored":
+                    case = {**case, "needle": answer_sentence(excerpt, question), "span": excerpt}
                 cases.append(case)
     return cases
+
+
+def answer_sentence(excerpt: str, question: str) -> str:
+    """The excerpt's sentence that shares the most words with the question (the first on ties)."""
+    asked = set(re.findall(r"\w+", question.lower()))
+    pieces = [p for p in re.split(r"(?<=[.!?])\s+", excerpt.strip()) if p.strip()]
+    return max(pieces, key=lambda p: len(asked & set(re.findall(r"\w+", p.lower()))))
 
 
 def print_table(report: dict[str, Any], k: int) -> None:
