@@ -146,12 +146,44 @@ class Shop:
         path.unlink(missing_ok=True)
         result = self.run("--chunkrecall-report", str(path), *args)
         assert path.exists(), result.stdout.str()
-        return result, json.loads(path.read_text(encoding="utf-8"))
+        report = json.loads(path.read_text(encoding="utf-8"))
+        check_report(report)
+        return result, report
 
     def cases(self, *args: str) -> dict[str, dict[str, Any]]:
         """The report's cases by id."""
         _, data = self.report(*args)
         return {case["id"]: case for case in data["cases"]}
+
+
+REPORT_SCHEMA = (
+    Path(__file__).resolve().parents[1] / "pytest_chunkrecall" / "render" / "report.schema.json"
+)
+
+
+def check_report(report: dict[str, Any]) -> None:
+    """Validate a JSON report against the schema the repository ships."""
+    import jsonschema
+
+    schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(report)
+
+
+@pytest.fixture(autouse=True)
+def _every_report_is_valid(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Whatever JSON report a pytester scenario wrote, it must match the shipped schema."""
+    if "pytester" not in request.fixturenames:
+        yield
+        return
+    folder = request.getfixturevalue("pytester").path
+    yield
+    for path in folder.rglob("*.json"):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # not JSON, or a file a scenario broke on purpose
+        if isinstance(data, dict) and "chunkrecall_report" in data:
+            check_report(data)
 
 
 @pytest.fixture(autouse=True)

@@ -24,7 +24,8 @@ from ..corpus import Document, document_id, find_files
 from ..errors import ChunkrecallError, shorten
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
-from .results import CaseResult, GoldFacts
+from .gold_facts import GoldFacts
+from .results import CaseResult
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
 

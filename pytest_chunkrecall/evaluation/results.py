@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal, TypedDict, final
+from typing import Any, Literal
 
 from ..analysis import ranks
-from ..analysis.geometry import Geometry
 from ..analysis.statistics import wilson
-from ..analysis.survival import SpanAnalysis
 from ..chunking.chunk import Chunk
 
 Verdict = Literal["hit", "split", "ranked_out", "absent"]
@@ -274,41 +272,3 @@ def preview(text: str, width: int = PREVIEW) -> str:
     if len(flat) <= width:
         flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"
-
-
-@final
-class GoldFacts(TypedDict):
-    """What the summary and the JSON report say about a gold file's configuration."""
-
-    corpus: str
-    documents: int
-    corpus_chars: int
-    chunker: str
-    chunker_args: dict[str, Any]  # as the user wrote them: any YAML value
-    chunks: int
-    retriever: str
-    retriever_args: dict[str, Any]
-    k: int
-    match: str
-    unit: str
-    geometry: Geometry
-
-
-@final
-class GoldFailure(TypedDict):
-    """A gold file whose corpus, chunker or retriever could not be built: why."""
-
-    error: str
-
-
-GoldInfo = GoldFacts | GoldFailure
-
-
-@dataclass(frozen=True)
-class GoldFileSummary:
-    """One gold file of a run: its facts (``None`` until a case of it ran), results and span arithmetic."""
-
-    path: str
-    info: GoldInfo | None
-    results: list[CaseResult]
-    analysis: SpanAnalysis | None

@@ -9,18 +9,19 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
 from ..analysis import sweep
 from ..analysis.baseline import classify
 from ..chunking.shapes import check_arguments
 from ..corpus import from_mapping
 from ..errors import ChunkrecallError, raised
+from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.plan import Plan, Supplied, plan
-from ..evaluation.results import CaseResult, GoldInfo
+from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain
+from ._compat import failure
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -180,16 +181,11 @@ class CaseItem(pytest.Item):
             return self._failure(self._once(excinfo.value))
         return super().repr_failure(excinfo)
 
-    def _failure(self, text: str) -> ReprExceptionInfo:
+    def _failure(self, text: str) -> str | TerminalRepr:
         # The full explanation for the failures section, and its first line as
         # the crash message: the short summary, JUnit's message and the CI log
         # (where pytest does not trim the summary) get one line, not all of it.
-        # pytest-xdist carries this shape between processes as it is.
-        headline = text.partition("\n")[0].removesuffix(":")
-        return ReprExceptionInfo(
-            reprtraceback=ReprTracebackNative([text + "\n"]),
-            reprcrash=ReprFileLocation(str(self.path), self.case.line, headline),
-        )
+        return failure(text, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same

@@ -12,7 +12,8 @@ import pytest
 
 from ..analysis.survival import SpanFact, analyse
 from ..analysis.sweep import SweepRow
-from ..evaluation.results import CaseResult, GoldFileSummary, GoldInfo
+from ..evaluation.gold_facts import GoldFileSummary, GoldInfo
+from ..evaluation.results import CaseResult
 from ..render import json_report
 from .gate import GateOutcome
 from .options import OPTIONS

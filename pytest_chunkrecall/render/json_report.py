@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..analysis.baseline import Comparison
-from ..evaluation.results import CaseResult, GoldFileSummary, Totals
+from ..evaluation.gold_facts import GoldFileSummary
+from ..evaluation.results import CaseResult, Totals
 
 FORMAT = 1
 

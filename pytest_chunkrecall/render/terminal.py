@@ -8,7 +8,8 @@ from typing import Any
 from ..analysis.baseline import Comparison
 from ..analysis.geometry import Geometry
 from ..analysis.survival import SpanAnalysis, finding
-from ..evaluation.results import CaseResult, GoldInfo, Totals
+from ..evaluation.gold_facts import GoldInfo
+from ..evaluation.results import CaseResult, Totals
 
 
 def headline(totals: Totals) -> str:

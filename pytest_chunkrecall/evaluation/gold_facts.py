@@ -1,0 +1,48 @@
+"""What a run knows of each gold file: its configuration and geometry, or why it failed."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, TypedDict, final
+
+from ..analysis.geometry import Geometry
+from ..analysis.survival import SpanAnalysis
+from .results import CaseResult
+
+
+@final
+class GoldFacts(TypedDict):
+    """What the summary and the JSON report say about a gold file's configuration."""
+
+    corpus: str
+    documents: int
+    corpus_chars: int
+    chunker: str
+    chunker_args: dict[str, Any]  # as the user wrote them: any YAML value
+    chunks: int
+    retriever: str
+    retriever_args: dict[str, Any]
+    k: int
+    match: str
+    unit: str
+    geometry: Geometry
+
+
+@final
+class GoldFailure(TypedDict):
+    """A gold file whose corpus, chunker or retriever could not be built: why."""
+
+    error: str
+
+
+GoldInfo = GoldFacts | GoldFailure
+
+
+@dataclass(frozen=True)
+class GoldFileSummary:
+    """One gold file of a run: its facts (``None`` until a case of it ran), results and span arithmetic."""
+
+    path: str
+    info: GoldInfo | None
+    results: list[CaseResult]
+    analysis: SpanAnalysis | None
