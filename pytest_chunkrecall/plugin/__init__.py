@@ -14,7 +14,7 @@ from . import hookspecs, options
 from .ending import RunEnd
 from .items import SUITES, CaseItem, GoldFile
 from .options import OPTIONS
-from .recorder import Recorder
+from .recorder import Recorder, documents_of
 
 DESCRIBED = pytest.StashKey["set[str]"]()
 
@@ -72,6 +72,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="PATH",
         help="Write a Markdown summary (totals, regressions, improvements, worst split spans) "
         "to PATH; it is also appended to $GITHUB_STEP_SUMMARY when that is set",
+    )
+    group.addoption(
+        "--chunkrecall-html",
+        metavar="PATH",
+        help="Write one self-contained HTML page of the run to PATH: each document with its "
+        "chunk windows and gold spans, each case, the lab of overlap against span length "
+        "(ini: chunkrecall_html)",
+    )
+    parser.addini(
+        "chunkrecall_html",
+        "The HTML page to write, relative to the rootdir (the command line's --chunkrecall-html wins)",
     )
     parser.addini(
         "chunkrecall_baseline",
@@ -183,3 +194,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
         if info is not None:
             described.add(item.plan.name)
             test_report.chunkrecall_gold = info  # type: ignore[attr-defined]
+            if item.config.stash[OPTIONS].html and item.suite is not None:
+                # The page draws the chunks over the documents; only the process that
+                # built the suite has them, so they travel once, with the facts.
+                test_report.chunkrecall_documents = documents_of(item.suite)  # type: ignore[attr-defined]

@@ -27,6 +27,7 @@ class GateOutcome:
     comparison: Comparison | None = None
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # the files of the run that were written
 
     def fail(self, session: pytest.Session) -> None:
         """Fail the run (exit status 1) when a gate failed and nothing else failed it already."""

@@ -47,6 +47,7 @@ class Options:
     baseline: BaselineSetup = field(default_factory=BaselineSetup)
     report: str | None = None
     markdown: str | None = None
+    html: str | None = None
     depth: int = DEFAULT_DEPTH
 
 
@@ -75,6 +76,7 @@ def read(config: pytest.Config) -> Options:
         baseline=_baseline_setup(config),
         report=_output(config, "--chunkrecall-report"),
         markdown=_output(config, "--chunkrecall-markdown"),
+        html=_output(config, "--chunkrecall-html", ini="chunkrecall_html"),
         depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
     )
 
@@ -119,12 +121,22 @@ def _length(config: pytest.Config) -> Component | None:
     return Component.of(name, length)
 
 
-def _output(config: pytest.Config, option: str) -> str | None:
-    """A file the run will write: refused now if it cannot be, rather than lost at the end."""
+def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> str | None:
+    """A file the run will write: refused now if it cannot be, rather than lost at the end.
+
+    The command line's path is relative to the current folder; an ini option's (``ini``)
+    to the rootdir.
+    """
     value = config.getoption(option.lstrip("-").replace("-", "_"))
+    base = config.invocation_params.dir
+    if not value and ini is not None:
+        value = _ini_value(config, ini.removeprefix("chunkrecall_"))
+        base = config.rootpath
+        if value:
+            value = str(base / value)
     if not value:
         return None
-    path = config.invocation_params.dir / value
+    path = base / value
     if path.is_dir():
         raise pytest.UsageError(f"{option} {value}: that is a folder; give a file name")
     for parent in path.parents:

@@ -14,7 +14,7 @@ import pytest
 
 from ..evaluation.results import Totals
 from ..files import write_atomically
-from ..render import json_report, markdown
+from ..render import html, json_report, markdown
 from .gate import GateOutcome, accept_command
 from .options import OPTIONS
 from .recorder import Recorder
@@ -25,6 +25,11 @@ def write_outputs(recorder: Recorder, outcome: GateOutcome, session: pytest.Sess
     options = recorder.config.stash[OPTIONS]
     if options.report:
         _write(outcome, session, Path(options.report), json_report.dumps(recorder.report(outcome)))
+    if options.html:
+        page = html.render_page(
+            {"report": recorder.report(outcome), "documents": list(recorder.documents.values())}
+        )
+        _write(outcome, session, Path(options.html), page)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not options.markdown and not step_summary:
         return
@@ -56,3 +61,5 @@ def _write(outcome: GateOutcome, session: pytest.Session, path: Path, text: str)
     except OSError as exc:
         outcome.failures.append(f"cannot write {path}: {exc.strerror or exc}")
         outcome.fail(session)
+    else:
+        outcome.written.append(str(path))

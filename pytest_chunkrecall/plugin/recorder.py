@@ -14,7 +14,9 @@ from ..analysis.survival import SpanFact, analyse
 from ..analysis.sweep import SweepRow
 from ..evaluation.gold_facts import GoldFileSummary, GoldInfo
 from ..evaluation.results import CaseResult
+from ..evaluation.suite import Suite
 from ..render import json_report
+from ..render.html import ChunkWindow, DocumentData
 from .gate import GateOutcome
 from .options import OPTIONS
 
@@ -31,6 +33,7 @@ class Recorder:
         self.config = config
         self.cases: dict[str, dict[str, Any]] = {}
         self.gold_info: dict[str, GoldInfo] = {}
+        self.documents: dict[str, DocumentData] = {}
         self.sweep: list[SweepRow] = []
         self._results: list[CaseResult] | None = None
         self.crashed: set[str] = set()
@@ -48,6 +51,8 @@ class Recorder:
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
             self.gold_info.setdefault(data["gold_file"], info)
+        for document in getattr(report, "chunkrecall_documents", None) or ():
+            self.documents.setdefault(document["id"], document)
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""
@@ -150,6 +155,14 @@ class Recorder:
         # walk tens of thousands of dicts and views per 10,000 cases.
         self.cases.clear()
         self._results = None
+
+
+def documents_of(suite: Suite) -> list[DocumentData]:
+    """A suite's documents with their chunk windows, as the HTML page draws them."""
+    windows: dict[str, list[ChunkWindow]] = {doc.id: [] for doc in suite.documents}
+    for chunk in suite.chunks:
+        windows[chunk.doc].append({"index": chunk.index, "start": chunk.start, "end": chunk.end})
+    return [{"id": doc.id, "text": doc.text, "chunks": windows[doc.id]} for doc in suite.documents]
 
 
 def _outcome(test_report: pytest.TestReport) -> str:

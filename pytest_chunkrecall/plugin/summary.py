@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ..evaluation.results import Totals
@@ -53,8 +55,10 @@ def write_summary(
         write(f"chunkrecall: {note}", yellow=True)
     for failure in outcome.failures:
         write(f"chunkrecall: FAILED: {failure}", red=True, bold=True)
-    if options.report:
+    if options.report and str(Path(options.report)) in outcome.written:
         write(f"chunkrecall: JSON report written to {options.report}")
+    if options.html and str(Path(options.html)) in outcome.written:
+        write(f"chunkrecall: HTML page written to {options.html}")
     changed = comparison is not None and (
         comparison.regressions or comparison.improvements or comparison.new
     )
