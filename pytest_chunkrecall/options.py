@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import glob
 import numbers
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,6 +15,7 @@ from . import baseline, sweep
 from .baseline import Baseline
 from .engine import Component
 from .errors import ChunkrecallError, raised
+from .files import not_regular, output_problem
 from .resolve import resolve
 from .settings import SETTING_KEYS, Settings, check_setting
 
@@ -121,14 +121,9 @@ def _output(config: pytest.Config, option: str) -> str | None:
     value = config.getoption(option.lstrip("-").replace("-", "_"))
     if not value:
         return None
-    path = config.invocation_params.dir / value
-    if path.is_dir():
-        raise pytest.UsageError(f"{option} {value}: that is a folder; give a file name")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a folder")
-            break
+    problem = output_problem(config.invocation_params.dir / value)
+    if problem:
+        raise pytest.UsageError(f"{option} {value}: {problem}")
     return str(value)
 
 
@@ -150,8 +145,13 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
         )
     else:
         return BaselineSetup(max_drop=max_drop, min_hit_rate=min_hit_rate)
-    if update:
-        _check_writable(path, name)
+    problem = output_problem(path) if update else not_regular(path)
+    if update and not path.parent.is_dir():
+        problem = f"the folder {path.parent} does not exist; create it first"
+    if problem:
+        raise pytest.UsageError(
+            f"cannot {'write' if update else 'read'} baseline {name}: {problem}"
+        )
     if not path.exists():
         return BaselineSetup(path, name, update, None, not update, max_drop, min_hit_rate)
     try:
@@ -163,18 +163,6 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
             ) from None
         raise pytest.UsageError(str(exc)) from None
     return BaselineSetup(path, name, update, loaded, False, max_drop, min_hit_rate)
-
-
-def _check_writable(path: Path, name: str) -> None:
-    folder = path.parent
-    if not folder.is_dir():
-        raise pytest.UsageError(
-            f"cannot write baseline {name}: the folder {folder} does not exist; create it first"
-        )
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise pytest.UsageError(
-            f"cannot write baseline {name}: {folder} is read-only for this user"
-        )
 
 
 def _ini_number(

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from . import baseline, markdown, report, sweep
-from .baseline import Baseline, Comparison
+from .baseline import Comparison
+from .baseline_update import write_updated
 from .errors import ChunkrecallError
 from .files import write_atomically
 from .gold import load
@@ -50,6 +51,7 @@ class Recorder:
         self.notes: list[str] = []
         self._results: list[CaseResult] | None = None
         self.crashed: set[str] = set()
+        self.unwritten: set[str] = set()
 
     # -------------------------------------------------------- gathering
 
@@ -135,6 +137,7 @@ class Recorder:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, text)
         except OSError as exc:
+            self.unwritten.add(str(path))
             self.gate_failures.append(f"cannot write {path}: {exc.strerror or exc}")
             self._fail_on_gates(session)
 
@@ -158,11 +161,15 @@ class Recorder:
                     f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
                 )
                 return
-            merged = baseline.updated(
-                setup.loaded or Baseline(), results, existing=existing, setups=self._setups()
-            )
-            write_atomically(setup.path, baseline.dumps(merged))
-            self.notes.append(f"baseline {setup.name} written: {len(merged)} cases")
+            try:
+                size = write_updated(
+                    setup.path, setup.name, results, existing=existing, setups=self._setups(),
+                    unevaluated=self.unevaluated(),
+                )  # fmt: skip
+            except ChunkrecallError as exc:
+                self.gate_failures.append(str(exc))
+            else:
+                self.notes.append(f"baseline {setup.name} written: {size} cases")
             self._fail_on_gates(session)  # the floor holds even for an accepted state
             return
         if setup.missing:
@@ -328,7 +335,7 @@ class Recorder:
         for failure in self.gate_failures:
             write(f"chunkrecall: FAILED: {failure}", red=True, bold=True)
         path = self.config.stash[OPTIONS].report
-        if path:
+        if path and str(Path(path)) not in self.unwritten:
             write(f"chunkrecall: JSON report written to {path}")
         changed = self.comparison is not None and (
             self.comparison.regressions or self.comparison.improvements or self.comparison.new

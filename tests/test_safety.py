@@ -1,0 +1,286 @@
+"""Nothing replaced, nothing lost, nothing hangs: what the plugin does with the paths it is given."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import stat
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from pytest_chunkrecall import files
+
+from .conftest import Shop
+
+GOLD = """\
+chunker_args: {size: 80, overlap: 24}
+cases:
+  - id: refund-window
+    question: What is the refund window?
+    needle: 30 days
+"""
+
+
+@pytest.fixture
+def project(shop: Shop) -> Shop:
+    shop.ini("chunkrecall_corpus = docs/*.md\n")
+    shop.gold(GOLD)
+    return shop
+
+
+def fingerprint(path: Path) -> tuple[int, int, int, bytes]:
+    """A path's file type and mode (not followed through a link), inode and content."""
+    st = os.lstat(path)
+    content = path.read_bytes() if stat.S_ISREG(st.st_mode) else b""
+    return stat.S_IFMT(st.st_mode), stat.S_IMODE(st.st_mode), st.st_ino, content
+
+
+# -------------------------------------------------------------- what sits at the target
+
+
+@pytest.mark.parametrize("kind", ["fifo", "char-device", "folder"])
+def test_a_target_that_is_no_regular_file_is_refused_before_any_test(project, kind):
+    target = project.path / "mynull"
+    if kind == "fifo":
+        os.mkfifo(target)
+    elif kind == "folder":
+        target.mkdir()
+    else:
+        try:
+            os.mknod(target, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+        except PermissionError:
+            pytest.skip("making a device needs root")
+    before = fingerprint(target)
+    result = project.run("--chunkrecall-report", "mynull")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --chunkrecall-report mynull: it is *not a regular file*"])
+    assert fingerprint(target) == before
+
+
+def test_a_symlink_to_a_stream_is_refused(project):
+    (project.path / "out").symlink_to("/proc/self/fd/1")
+    result = project.run("--chunkrecall-report", "out")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert os.path.islink(project.path / "out")
+
+
+def test_a_symlinked_report_is_written_through_and_the_link_stays(project):
+    real = project.path / "reports" / "real.json"
+    real.parent.mkdir()
+    real.write_text("{}")
+    real.chmod(0o640)
+    link = project.path / "report.json"
+    link.symlink_to("reports/real.json")
+    result = project.run("--chunkrecall-report", "report.json")
+    assert result.ret == 0
+    assert link.is_symlink() and os.readlink(link) == "reports/real.json"
+    assert json.loads(real.read_text())["totals"]["cases"] == 1
+    assert stat.S_IMODE(real.stat().st_mode) == 0o640
+    assert not list(real.parent.glob(".*.tmp"))
+
+
+def test_a_symlinked_baseline_stays_a_link(project):
+    (project.path / "ci").mkdir()
+    (project.path / "ci" / "b.json").write_text("")
+    (project.path / "ci" / "b.json").unlink()
+    (project.path / "baseline.json").symlink_to("ci/b.json")  # dangling: written through
+    result = project.run("--chunkrecall-update-baseline", "--chunkrecall-baseline", "baseline.json")
+    assert result.ret == 0, result.stdout.str()
+    assert (project.path / "baseline.json").is_symlink()
+    assert json.loads((project.path / "ci" / "b.json").read_text())["chunkrecall_baseline"] == 1
+
+
+def test_a_new_file_gets_the_umask_mode_and_an_old_one_keeps_its_own(tmp_path):
+    old_mask = os.umask(0o022)
+    try:
+        files.write_atomically(tmp_path / "new.json", "{}")
+        kept = tmp_path / "kept.json"
+        kept.write_text("old")
+        kept.chmod(0o600)
+        files.write_atomically(kept, "new")
+    finally:
+        os.umask(old_mask)
+    assert stat.S_IMODE((tmp_path / "new.json").stat().st_mode) == 0o644
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600
+    assert kept.read_text() == "new"
+
+
+def test_a_fifo_as_the_baseline_is_a_usage_error_not_a_hang(project):
+    os.mkfifo(project.path / "b.json")
+    script = (
+        "import sys, pytest\n"
+        "sys.exit(pytest.main(['-p', 'pytester', '--chunkrecall-baseline', 'b.json']))\n"
+    )
+    # a subprocess with a deadline: today's code blocks opening the FIFO for ever
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=project.path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert (
+        "cannot read baseline b.json: it is a FIFO (named pipe), not a regular file" in done.stderr
+    )
+    assert stat.S_ISFIFO(os.lstat(project.path / "b.json").st_mode)
+
+
+# -------------------------------------------------------------- writes that fail
+
+
+@pytest.fixture
+def read_only_folder(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a read-only bind mount: refusal that even root meets."""
+    source, mounted = tmp_path / "source", tmp_path / "ro"
+    source.mkdir()
+    mounted.mkdir()
+    (source / "report.json").write_text('{"old": true}\n')
+    ok = subprocess.run(["mount", "--bind", str(source), str(mounted)], capture_output=True)
+    if ok.returncode:
+        pytest.skip("cannot make a bind mount here")
+    try:
+        if subprocess.run(["mount", "-o", "remount,ro,bind", str(mounted)]).returncode:
+            pytest.skip("cannot remount read-only here")
+        yield mounted
+    finally:
+        subprocess.run(["umount", str(mounted)], check=True)
+
+
+def test_a_report_on_a_read_only_mount_is_refused_up_front(project, read_only_folder):
+    target = read_only_folder / "report.json"
+    before = fingerprint(target)
+    result = project.run("--chunkrecall-report", str(target))
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --chunkrecall-report *: * is read-only for this user"])
+    assert "written" not in result.stdout.str()
+    assert fingerprint(target) == before
+
+
+def test_a_write_that_fails_at_the_end_is_one_red_line_and_never_written(project, monkeypatch):
+    target = project.path / "report.json"
+    target.write_text('{"old": true}\n')
+    before = fingerprint(target)
+    real_fsync = os.fsync
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    result = project.run("--chunkrecall-report", "report.json")
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert result.ret == 1
+    out = result.stdout.str()
+    assert out.count("FAILED: cannot write") == 1
+    assert "No space left on device" in out
+    assert "report written" not in out
+    assert fingerprint(target) == before
+    assert not list(project.path.glob(".report.json.*"))
+
+
+def test_a_full_disk_while_updating_the_baseline_is_a_red_line(project, monkeypatch):
+    (project.path / "ci").mkdir()
+    baseline = project.path / "ci" / "b.json"
+    assert (
+        project.run("--chunkrecall-update-baseline", "--chunkrecall-baseline", "ci/b.json").ret == 0
+    )
+    before = fingerprint(baseline)
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", full)
+    result = project.run("--chunkrecall-update-baseline", "--chunkrecall-baseline", "ci/b.json")
+    monkeypatch.undo()
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: FAILED: baseline ci/b.json not written: No space left on device; the file is as it was"
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+    assert "cases" not in result.stdout.str().split("FAILED: baseline")[0].split("chunkrecall:")[-1]
+    assert fingerprint(baseline) == before
+
+
+# -------------------------------------------------------------- two writers
+
+
+def test_two_updates_over_different_gold_files_keep_both(project):
+    project.gold(GOLD.replace("refund-window", "second"), name="gold/second.yaml")
+    (project.path / "ci").mkdir()
+    # Each run holds the lock for a while so that the other surely overlaps it.
+    project.write(
+        "conftest.py",
+        "import time\n"
+        "from pytest_chunkrecall import files\n"
+        "_real = files.write_atomically\n"
+        "def slow(path, text):\n"
+        "    time.sleep(1.0)\n"
+        "    _real(path, text)\n"
+        "files.write_atomically = slow\n"
+        "import pytest_chunkrecall.baseline_update as u\n"
+        "u.write_atomically = slow\n",
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    runs = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-p", "pytester", "-q", gold,
+             "--chunkrecall-update-baseline", "--chunkrecall-baseline", "ci/b.json"],
+            cwd=project.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        )
+        for gold in ("gold/policies.yaml", "gold/second.yaml")
+    ]  # fmt: skip
+    for run in runs:
+        out, _ = run.communicate(timeout=120)
+        assert run.returncode == 0, out.decode()
+    data = json.loads((project.path / "ci" / "b.json").read_text())
+    assert sorted(data["gold_files"]) == ["gold/policies.yaml", "gold/second.yaml"]
+
+
+def test_a_held_lock_times_out_with_a_clear_message(tmp_path):
+    target = tmp_path / "b.json"
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold() -> None:
+        with files.locked(target):
+            held.set()
+            release.wait(10)
+
+    thread = threading.Thread(target=hold)
+    thread.start()
+    held.wait(10)
+    try:
+        started = time.monotonic()
+        with (
+            pytest.raises(TimeoutError, match=r"another run has held the lock .*\.b\.json\.lock"),
+            files.locked(target, timeout=0.3),
+        ):
+            pass
+        assert time.monotonic() - started < 5
+    finally:
+        release.set()
+        thread.join()
+
+
+def test_a_temporary_file_of_a_killed_writer_is_cleaned_by_the_next_write(tmp_path):
+    target = tmp_path / "b.json"
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    stale = tmp_path / f".b.json.{gone.stdout.strip()}.deadbeef.tmp"
+    stale.write_text("half")
+    mine = tmp_path / f".b.json.{os.getpid()}.cafe.tmp"  # a live writer's: left alone
+    mine.write_text("busy")
+    files.write_atomically(target, "{}")
+    assert not stale.exists()
+    assert mine.exists()
+    assert files.clean_stale_temporaries(target) == []
