@@ -284,3 +284,38 @@ def test_a_temporary_file_of_a_killed_writer_is_cleaned_by_the_next_write(tmp_pa
     assert not stale.exists()
     assert mine.exists()
     assert files.clean_stale_temporaries(target) == []
+
+
+# -------------------------------------------------------------- corpus folders
+
+
+def test_a_symlink_cycle_under_double_star_is_walked_once_with_a_note(project):
+    project.gold("corpus: ../docs/**/*.md\n" + GOLD)
+    # Two links back up: glob follows both at every level, 2**40 paths.
+    os.symlink("..", project.path / "docs" / "up")
+    os.symlink("..", project.path / "docs" / "again")
+    # only the gold file: pytest walks the folders too, following the links
+    result = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "gold/policies.yaml", timeout=30
+    )
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(
+        [
+            "*CorpusWarning: gold/policies.yaml:1: corpus folder ../docs/again/docs is a symlink "
+            "back to ../docs, which is being walked already; skipped"
+        ]
+    )
+    result.assert_outcomes(passed=1, warnings=1)
+
+
+def test_a_self_looping_corpus_symlink_says_so(project):
+    os.symlink("loop.md", project.path / "docs" / "loop.md")
+    project.gold("corpus: ../docs/loop.md\n" + GOLD)
+    result = project.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [
+            "*corpus pattern '../docs/loop.md' matches no file: ../docs/loop.md is a symlink that leads to itself*"
+        ]
+    )
+    assert "only folders" not in result.stdout.str()
