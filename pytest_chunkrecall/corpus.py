@@ -62,8 +62,8 @@ class CorpusWarning(UserWarning):
 def _glob(full: str, base: Path, where: str) -> tuple[list[Path], list[Path]]:
     """The paths ``full`` matches, and the symlink loops among the names it matched."""
     if "**" not in full:
-        matches = sorted(Path(p) for p in glob.glob(full))
-        return matches, [p for p in matches if _is_loop(p)]
+        named = sorted(Path(p) for p in glob.glob(full))
+        return named, [p for p in named if _is_loop(p)]
     parts = Path(full).parts
     first = next(i for i, part in enumerate(parts) if glob.has_magic(part))
     top, rest = Path(*parts[:first]), parts[first:]
