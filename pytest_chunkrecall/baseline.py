@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .errors import ChunkrecallError
+from .errors import ChunkrecallError, shown
 from .results import VERDICTS, CaseResult, Totals, outcome_text
 
 FORMAT = 1
@@ -84,7 +84,9 @@ def load(path: Path, *, name: str) -> Baseline:
     if version != FORMAT:
         newer = isinstance(version, int) and version > FORMAT
         raise ChunkrecallError(
-            f"baseline {name} has format {version!r}, and this pytest-chunkrecall reads format {FORMAT}"
+            f"baseline {name} has format {shown(version)}"
+            + (f" (text, not the number {FORMAT})" if isinstance(version, str) else "")
+            + f", and this pytest-chunkrecall reads format {FORMAT}"
             + ("; upgrade pytest-chunkrecall" if newer else "")
         )
     try:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import ChunkrecallError, describe, user_traceback
+from .errors import USER_FAULTS, ChunkrecallError, describe, user_traceback
 
 Loader = Callable[[Path], str]
 
@@ -224,7 +224,7 @@ def _read(path: Path, doc_id: str, where: str) -> str:
 def _load(path: Path, doc_id: str, loader: Loader, loader_name: str, where: str) -> str:
     try:
         text = loader(path)
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"loader {loader_name} failed on {doc_id}:\n{user_traceback(exc)}", where=where
         ) from None

@@ -11,8 +11,9 @@ from typing import Any, TypeVar
 from . import shapes
 from .chunks import Chunk, place
 from .corpus import Document, read_documents
-from .errors import ChunkrecallError, describe, raised, user_traceback
+from .errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from .geometry import ChunkMap, configured_overlap, measure
+from .limits import bounded_output
 from .matching import Matcher
 from .space import MatchSpace
 
@@ -108,13 +109,14 @@ def chunk_corpus(
     for doc in documents:
         try:
             output = split(doc.text)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"chunker {chunker.name} raised on {doc.id}: {raised(exc)}",
                 where=where,
             ) from None
         try:
-            pieces = shapes.pieces(output, name=chunker.name, doc=doc.id)
+            bounded = bounded_output(output, doc.text, name=chunker.name, doc=doc.id)
+            pieces = shapes.pieces(bounded, name=chunker.name, doc=doc.id)
         except ChunkrecallError as exc:
             raise ChunkrecallError(exc.message, where=where) from None
         places = place(doc.text, pieces, overlap=configured_overlap(chunker.args))
@@ -174,7 +176,7 @@ class Suite:
         """The retriever's top ``k`` for ``question``."""
         try:
             results = self._search(question, k)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"retriever {self.retriever.name} raised {describe(exc)} for the question "
                 f"{question!r}:\n{user_traceback(exc)}"
@@ -201,7 +203,7 @@ def _build_search(
 ) -> shapes.SearchFunction:
     try:
         built = retriever.obj(list(chunks), **retriever.args)
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"retriever {retriever.name} failed while building its index over {len(chunks)} "
             f"chunk{'' if len(chunks) == 1 else 's'}: {raised(exc)}",

@@ -14,7 +14,7 @@ from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebac
 from . import report, sweep
 from .corpus import from_mapping
 from .engine import Engine, Suite
-from .errors import ChunkrecallError, raised
+from .errors import USER_FAULTS, ChunkrecallError, raised
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
 from .options import OPTIONS
@@ -70,7 +70,7 @@ def _supplied(config: pytest.Config, hook: Any, path: Path, name: str) -> Suppli
         hook_name = f"pytest_chunkrecall_{kind}"
         try:
             found[kind] = getattr(hook, hook_name)(config=config, gold_path=path)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(f"{hook_name} raised {raised(exc)}", where=name) from None
     documents = found["documents"]
     return Supplied(

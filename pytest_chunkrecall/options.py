@@ -14,8 +14,9 @@ import yaml
 from . import baseline, sweep
 from .baseline import Baseline
 from .engine import Component
-from .errors import ChunkrecallError, raised
+from .errors import USER_FAULTS, ChunkrecallError, raised, shown
 from .files import not_regular, output_problem
+from .limits import k_problem
 from .resolve import resolve
 from .settings import SETTING_KEYS, Settings, check_setting
 
@@ -55,8 +56,8 @@ OPTIONS = pytest.StashKey[Options]()
 def read(config: pytest.Config) -> Options:
     """Read and check every chunkrecall option; raises ``pytest.UsageError`` naming the bad one."""
     k = config.getoption("chunkrecall_k")
-    if k is not None and k < 1:
-        raise pytest.UsageError(f"--chunkrecall-k must be at least 1, not {k}")
+    if k is not None and k_problem(k):
+        raise pytest.UsageError(f"--chunkrecall-k {k_problem(k)}")
     spec = config.getoption("chunkrecall_sweep")
     try:
         settings = sweep.parse(spec) if spec is not None else None
@@ -97,14 +98,14 @@ def _length(config: pytest.Config) -> Component | None:
     def length(text: str) -> int:
         try:
             value = user(text)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"length function {name} raised {raised(exc)}",
                 where="ini option chunkrecall_length",
             ) from None
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise ChunkrecallError(
-                f"length function {name} returned {value!r}; it must return a whole number",
+                f"length function {name} returned {shown(value)}; it must return a whole number, 0 or more",
                 where="ini option chunkrecall_length",
             )
         return int(value)

@@ -10,7 +10,7 @@ from typing import Any
 
 from . import adapters
 from .chunks import Chunk
-from .errors import ChunkrecallError, describe, raised, user_traceback
+from .errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from .settings import did_you_mean
 
 ChunkFunction = Callable[[str], Any]
@@ -126,7 +126,7 @@ def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
     for number, item in enumerate(output):
         try:
             text, start = _chunk_text(item)
-        except Exception as exc:  # a property of the user's chunk object that raised
+        except USER_FAULTS as exc:  # a property of the user's chunk object that raised
             raise ChunkrecallError(
                 f"chunker {name}: reading chunk {number} of {doc} raised {describe(exc)}:\n"
                 f"{user_traceback(exc)}"
@@ -183,7 +183,7 @@ def retrieved(
             found.append(_one_result(result, rank, chunks=chunks, by_text=by_text, name=name))
         except ChunkrecallError:
             raise
-        except Exception as exc:  # a property of the user's result object that raised
+        except USER_FAULTS as exc:  # a property of the user's result object that raised
             raise ChunkrecallError(
                 f"retriever {name}: reading its result at rank {rank} raised {describe(exc)}:\n"
                 f"{user_traceback(exc)}"
@@ -290,7 +290,7 @@ def _splitter(instance: Any, *, name: str, where: str | None) -> ChunkFunction:
 def _call(factory: Any, args: Mapping[str, Any], *, name: str, where: str | None) -> Any:
     try:
         return factory(**args)
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"chunker {name}(**{dict(args)}) failed: {raised(exc)}",
             where=where,
