@@ -11,6 +11,7 @@ from typing import Any
 from . import adapters
 from .chunks import Chunk
 from .errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
+from .ranks import distinct
 from .settings import did_you_mean
 
 ChunkFunction = Callable[[str], Any]
@@ -188,7 +189,7 @@ def retrieved(
                 f"retriever {name}: reading its result at rank {rank} raised {describe(exc)}:\n"
                 f"{user_traceback(exc)}"
             ) from None
-    return found
+    return distinct(found, name=name)
 
 
 def _one_result(

@@ -319,3 +319,102 @@ def test_a_self_looping_corpus_symlink_says_so(project):
         ]
     )
     assert "only folders" not in result.stdout.str()
+
+
+# -------------------------------------------------------------- retrievers and workers
+
+
+def test_a_chunk_returned_twice_counts_once_at_its_first_rank(project):
+    project.write(
+        "rag.py",
+        "def twice(chunks):\n"
+        "    held = next(c.index for c in chunks if '30 days' in c.text)\n"
+        "    def search(question, k):\n"
+        "        return [0, 0, held, held, 1][:k]\n"
+        "    return search\n",
+    )
+    project.gold("retriever: rag:twice\nk: 3\n" + GOLD)
+    result, data = project.report()
+    case = data["cases"][0]
+    assert case["verdict"] == "hit"
+    assert case["rank"] == 2  # chunk 0 came back twice before the one that holds the needle
+    assert [view["rank"] for view in case["top"]] == [1, 2]
+    assert len({view["index"] for view in case["top"]}) == 2
+    result.stdout.fnmatch_lines(
+        ["*RetrievalWarning: retriever rag:twice returned the same chunk more than once*"]
+    )
+
+
+def test_a_crashed_worker_does_not_carry_an_old_hit_into_the_new_baseline(project):
+    pytest.importorskip("xdist")
+    project.gold(
+        GOLD + "  - id: crash\n    question: How long does express shipping take?\n"
+        "    needle: 2 business days\n"
+    )
+    (project.path / "ci").mkdir()
+    update = ("--chunkrecall-update-baseline", "--chunkrecall-baseline", "ci/b.json")
+    assert project.run(*update).ret == 0
+    before = json.loads((project.path / "ci" / "b.json").read_text())
+    assert before["gold_files"]["gold/policies.yaml"]["cases"]["crash"]["verdict"] == "hit"
+    # the new setup's retriever takes its worker down on one question
+    project.write(
+        "rag.py",
+        "import os\n"
+        "from pytest_chunkrecall.retrievers import bm25\n"
+        "def crashing(chunks):\n"
+        "    search = bm25(chunks)\n"
+        "    def crash(question, k):\n"
+        "        if 'express' in question:\n"
+        "            os._exit(1)\n"
+        "        return search(question, k)\n"
+        "    return crash\n",
+    )
+    project.gold(
+        "retriever: rag:crashing\n" + (project.path / "gold" / "policies.yaml").read_text()
+    )
+    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", *update)
+    out = result.stdout.str()
+    assert "crash" in out and "could not be evaluated" in out, out
+    after = json.loads((project.path / "ci" / "b.json").read_text())
+    cases = after["gold_files"]["gold/policies.yaml"]["cases"]
+    assert "crash" not in cases
+    assert cases["refund-window"]["verdict"] == "hit"
+
+
+def test_pytest_timeout_fails_a_hanging_case_and_the_summary_and_report_still_come_out(project):
+    pytest.importorskip("pytest_timeout")
+    project.write(
+        "rag.py",
+        "import time\n"
+        "from pytest_chunkrecall.retrievers import bm25\n"
+        "def sleepy(chunks):\n"
+        "    search = bm25(chunks)\n"
+        "    def slow(question, k):\n"
+        "        if 'refund' in question:\n"
+        "            time.sleep(60)\n"
+        "        return search(question, k)\n"
+        "    return slow\n",
+    )
+    project.gold(
+        "retriever: rag:sleepy\n"
+        + GOLD
+        + "  - id: express\n    question: How long does express shipping take?\n"
+        "    needle: 2 business days\n"
+    )
+    started = time.monotonic()
+    result = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "--timeout", "2", "--chunkrecall-report", "r.json", timeout=50
+    )
+    assert time.monotonic() - started < 45
+    assert result.ret == 1
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*Timeout (>2.0s) from pytest-timeout*",
+            "chunkrecall: hit-rate 1/1 (100.0%)*",
+            "chunkrecall: 1 case could not be evaluated and is not counted*",
+            "chunkrecall: JSON report written to r.json",
+        ]
+    )
+    data = json.loads((project.path / "r.json").read_text())
+    assert data["unevaluated"] == ["gold/policies.yaml::refund-window"]
