@@ -7,7 +7,7 @@ import fnmatch
 import glob
 import os
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -153,6 +153,43 @@ def _is_loop(path: Path) -> bool:
 
 def _shown(path: Path, base: Path) -> str:
     return os.path.relpath(path, base)
+
+
+ROOTS_OPTION = "chunkrecall_corpus_roots"
+
+
+def corpus_roots(rootdir: Path, lines: Iterable[str]) -> tuple[Path, ...]:
+    """The folders corpus files may come from: the rootdir, and each of the ini option
+    ``chunkrecall_corpus_roots`` (relative to the rootdir), by their real paths."""
+    return (
+        rootdir.resolve(),
+        *((rootdir / line.strip()).resolve() for line in lines if line.strip()),
+    )
+
+
+def check_roots(
+    paths: Iterable[Path], roots: Sequence[Path], *, where: str, what: str = "corpus file"
+) -> None:
+    """Refuse any of ``paths`` that, with symlinks followed, lies in none of ``roots``.
+
+    Gold files are data, reviewed less carefully than code, and an ``absent`` verdict
+    prints the closest text it found into the CI log: a pattern such as
+    ``../../../home/*/.ssh/*`` (or a symlink in docs/) must not turn a pull request's
+    gold file into a way to publish files from outside the project. Call it for every
+    path a gold file names: corpus patterns, and ``doc:`` paths.
+    """
+    for path in paths:
+        real = path.resolve()
+        if not any(real.is_relative_to(root) for root in roots):
+            extra = (
+                "" if len(roots) == 1 else f" or {ROOTS_OPTION} ({', '.join(map(str, roots[1:]))})"
+            )
+            raise ChunkrecallError(
+                f"{what} {real} lies outside the rootdir {roots[0]}{extra}; gold files may read "
+                f"only files inside the project: move it in, or add its folder to the ini "
+                f"option {ROOTS_OPTION}",
+                where=where,
+            )
 
 
 def document_id(path: Path, rootdir: Path) -> str:

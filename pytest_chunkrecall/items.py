@@ -12,7 +12,7 @@ import pytest
 from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebackNative
 
 from . import report, sweep
-from .corpus import from_mapping
+from .corpus import check_roots, from_mapping
 from .engine import Engine, Suite
 from .errors import USER_FAULTS, ChunkrecallError, raised
 from .evaluation import Plan, Supplied, plan
@@ -53,6 +53,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         k_override=opts.k_override,
         length=opts.length,
     )
+    check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     if opts.sweep:
         problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **opts.sweep[0]})
         if problem:

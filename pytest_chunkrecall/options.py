@@ -13,6 +13,7 @@ import yaml
 
 from . import baseline, sweep
 from .baseline import Baseline
+from .corpus import ROOTS_OPTION, corpus_roots
 from .engine import Component
 from .errors import USER_FAULTS, ChunkrecallError, raised, shown
 from .files import not_regular, output_problem
@@ -48,6 +49,7 @@ class Options:
     baseline: BaselineSetup = field(default_factory=BaselineSetup)
     report: str | None = None
     markdown: str | None = None
+    corpus_roots: tuple[Path, ...] = ()  # where corpus files may lie (the rootdir first)
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -74,6 +76,7 @@ def read(config: pytest.Config) -> Options:
         baseline=_baseline_setup(config),
         report=_output(config, "--chunkrecall-report"),
         markdown=_output(config, "--chunkrecall-markdown"),
+        corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
     )
 
 

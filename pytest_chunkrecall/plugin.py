@@ -101,6 +101,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
     )
     parser.addini(
+        "chunkrecall_corpus_roots",
+        "Folders outside the rootdir that corpus files may come from, relative to the rootdir "
+        "(one per line); files elsewhere are a collection error",
+        type="linelist",
+    )
+    parser.addini(
         "chunkrecall_length",
         "A function module:attr, length(text) -> int, that measures spans and chunks in the "
         "geometry summary (e.g. in tokens); default: characters",

@@ -336,6 +336,21 @@ ROWS: dict[str, Row] = {
         args=("gold/a.yaml",),
         resource=True,
     ),
+    "a corpus file linked from outside the project": Row(
+        links={"docs/extra.md": "/etc/passwd"},
+        status=ERRORS,
+        says="corpus file /etc/passwd lies outside the rootdir",
+    ),
+    "a corpus pattern that names a file elsewhere": Row(
+        gold("corpus: [../docs/*.md, /etc/passwd]\n" + GOLD),
+        status=ERRORS,
+        says="lies outside the rootdir",
+    ),
+    "a corpus file outside, in chunkrecall_corpus_roots": Row(
+        links={"docs/extra.md": "/etc/passwd"},
+        ini="chunkrecall_corpus_roots = /etc",
+        says="1 passed",
+    ),
     "a needle that is not in the corpus": Row(
         gold("cases:\n  - question: q\n    needle: 45 days\n"), status=FAILED, says="absent"
     ),
