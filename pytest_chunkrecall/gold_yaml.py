@@ -70,6 +70,13 @@ def compose(text: str, name: str) -> yaml.Node | None:
         ) from None
 
 
+def load_inline(raw: str, *, key: str) -> Any:
+    """The value of an ini option written as inline YAML (``{size: 800}``), within the same
+    bounds as a gold file's; raises :class:`yaml.YAMLError` for text that is no YAML."""
+    node = yaml.compose(raw, Loader=_LOADER)
+    return None if node is None else construct(node, key, where=f"ini option {key}")
+
+
 def _tab_at(text: str, line: int, column: int) -> bool:
     """Whether the YAML error at ``line``/``column`` is a tab where indentation goes."""
     lines = text.splitlines()

@@ -17,6 +17,8 @@ from .corpus import ROOTS_OPTION, corpus_roots
 from .engine import Component
 from .errors import USER_FAULTS, ChunkrecallError, raised, shown
 from .files import not_regular, output_problem
+from .gold_yaml import load_inline
+from .ini_warning import warn_at_ini
 from .limits import k_problem
 from .resolve import resolve
 from .settings import SETTING_KEYS, Settings, check_setting
@@ -199,11 +201,13 @@ def _ini_settings(config: pytest.Config) -> Settings:
             raw, str
         ):
             try:
-                value = yaml.safe_load(raw)
+                value = load_inline(raw, key=option)
             except yaml.YAMLError:
                 raise pytest.UsageError(
-                    f"ini option {option}: cannot read {raw!r} as YAML or JSON"
+                    f"ini option {option}: cannot read {shown(raw)} as YAML or JSON"
                 ) from None
+            except ChunkrecallError as exc:
+                raise pytest.UsageError(str(exc)) from None
         if key == "corpus":
             value = list(raw)
         value, problem = check_setting(key, value)
@@ -227,11 +231,12 @@ def _gold_files(config: pytest.Config) -> set[Path] | None:
     for pattern in patterns:
         matches = glob.glob(str(config.rootpath / pattern), recursive=True)
         if not matches:
-            config.issue_config_time_warning(
+            warn_at_ini(
+                config,
                 pytest.PytestConfigWarning(
                     f"chunkrecall_gold pattern {pattern!r} matches no file under {config.rootpath}"
                 ),
-                stacklevel=2,
+                "chunkrecall_gold",
             )
         found.update(Path(match).resolve() for match in matches)
     return found

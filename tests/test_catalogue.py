@@ -263,6 +263,23 @@ ROWS: dict[str, Row] = {
         status=USAGE,
         says="ini option chunkrecall_chunker_args: cannot read",
     ),
+    "a chunkrecall_gold pattern that matches nothing": Row(
+        ini="chunkrecall_gold = golden/*.yaml",
+        status=5,  # no tests collected
+        says="pytest.ini:4: PytestConfigWarning: chunkrecall_gold pattern 'golden/*.yaml' matches no file",
+        never="options.py",
+    ),
+    "an alias bomb in ini chunker_args": Row(
+        ini="chunkrecall_chunker_args = {a: &a [x, x, x, x, x, x, x, x, x, x], "
+        + ", ".join(
+            f"{n}: &{n} [" + ", ".join([f"*{p}"] * 10) + "]"
+            for p, n in zip("abcdefghi", "bcdefghij", strict=True)
+        )
+        + "}",
+        status=USAGE,
+        says="ini option chunkrecall_chunker_args: 'chunkrecall_chunker_args' expands through YAML aliases",
+        resource=True,
+    ),
     # ---------------------------------------------------------------- user code
     "a chunker that calls sys.exit": Row(
         gold("chunker: rag:exits\n" + GOLD),
