@@ -101,3 +101,10 @@ def shown(value: object, limit: int = SHOWN_CHARS) -> str:
     if isinstance(value, str):
         return f"{text[:limit]}… ({len(value):,} characters)"
     return f"{text[:limit]}… ({len(text):,} characters written out)"
+
+
+def trimmed(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` as it is, or its first ``limit`` characters and its full length when longer."""
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… ({len(text):,} characters)"

@@ -14,7 +14,7 @@ from _pytest._code.code import ReprExceptionInfo, ReprFileLocation, ReprTracebac
 from . import report, sweep
 from .corpus import check_roots, from_mapping
 from .engine import Engine, Suite
-from .errors import USER_FAULTS, ChunkrecallError, raised
+from .errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from .evaluation import Plan, Supplied, plan
 from .gold import Case, load
 from .options import OPTIONS
@@ -215,4 +215,4 @@ class CaseItem(pytest.Item):
         return self.plan.facts(self.suite) if self.suite is not None else None
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.case.line - 1, f"{self.case.id}: {self.case.question}"
+        return self.path, self.case.line - 1, f"{self.case.id}: {trimmed(self.case.question)}"

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .baseline import Comparison
+from .errors import shown, trimmed
 from .results import CaseResult, ChunkView, Totals
 from .spans import finding
 
@@ -25,11 +26,11 @@ def explain(result: CaseResult) -> str:
             f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
         )
     lines.append(f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}")
-    lines.append(f"  question: {result.question}")
+    lines.append(f"  question: {trimmed(result.question)}")
     for needle in result.needles:
-        lines.append(f"  needle:   {needle!r}")
+        lines.append(f"  needle:   {shown(needle)}")
     if result.span is not None:
-        lines.append(f"  span:     {result.span!r} ({result.span_length} {result.unit})")
+        lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
     if result.verdict == "absent":
         lines += _absent(result)
     if result.cut is not None:
@@ -47,11 +48,11 @@ def explain(result: CaseResult) -> str:
 
 
 def _absent(result: CaseResult) -> list[str]:
-    lines = [f"  not in the corpus: {', '.join(repr(m) for m in result.missing)}"]
+    lines = [f"  not in the corpus: {', '.join(shown(m) for m in result.missing)}"]
     closest = result.closest
     if closest is not None and closest.text:
         lines.append(
-            f"  closest text: {closest.text!r} in {closest.doc} chunk {closest.index} "
+            f"  closest text: {shown(closest.text)} in {closest.doc} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
         )
     return lines

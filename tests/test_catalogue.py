@@ -216,6 +216,12 @@ ROWS: dict[str, Row] = {
         says="(100,002 characters)",
         never="x" * 1_000,
     ),
+    "a huge needle is trimmed in the failure": Row(
+        gold(f"cases:\n  - question: q{BIG}\n    needle: {BIG}\n"),
+        status=FAILED,
+        says="not in the corpus: 'xxxxx",
+        never="x" * 1_000,
+    ),
     "a needle that is a mapping": Row(
         gold("cases:\n  - question: q\n    needle: {a: 1}\n"),
         status=ERRORS,
