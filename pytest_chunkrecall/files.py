@@ -14,7 +14,7 @@ import secrets
 import stat
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 
 try:
@@ -112,6 +112,8 @@ def write_atomically(path: Path, text: str) -> None:
             pass
         else:
             os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+            if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+                _keep_owner(fd, existing)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()
@@ -120,6 +122,13 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _keep_owner(fd: int, existing: os.stat_result) -> None:
+    # Only root may give a file away; anyone else's replacement is theirs, as
+    # any editor's save would make it.
+    with suppress(PermissionError, AttributeError):
+        os.fchown(fd, existing.st_uid, existing.st_gid)
 
 
 def _temporary(target: Path) -> tuple[int, str]:

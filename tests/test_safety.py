@@ -418,3 +418,14 @@ def test_pytest_timeout_fails_a_hanging_case_and_the_summary_and_report_still_co
     )
     data = json.loads((project.path / "r.json").read_text())
     assert data["unevaluated"] == ["gold/policies.yaml::refund-window"]
+
+
+def test_an_existing_file_keeps_its_owner_when_root_replaces_it(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file away")
+    kept = tmp_path / "r.json"
+    kept.write_text("old")
+    os.chown(kept, 1234, 4321)
+    files.write_atomically(kept, "new")
+    assert (kept.stat().st_uid, kept.stat().st_gid) == (1234, 4321)
+    assert kept.read_text() == "new"
