@@ -17,7 +17,7 @@ import pytest
 
 from pytest_chunkrecall import files
 
-from .conftest import Shop
+from .conftest import QUIET, Shop
 
 GOLD = """\
 chunker_args: {size: 80, overlap: 24}
@@ -233,7 +233,7 @@ def test_two_updates_over_different_gold_files_keep_both(project):
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     runs = [
         subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-p", "pytester", "-q", gold,
+            [sys.executable, "-m", "pytest", *QUIET, "-q", gold,
              "--chunkrecall-update-baseline", "--chunkrecall-baseline", "ci/b.json"],
             cwd=project.path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         )
@@ -296,7 +296,7 @@ def test_a_symlink_cycle_under_double_star_is_walked_once_with_a_note(project):
     os.symlink("..", project.path / "docs" / "again")
     # only the gold file: pytest walks the folders too, following the links
     result = project.pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "gold/policies.yaml", timeout=30
+        *QUIET, "-p", "no:cacheprovider", "gold/policies.yaml", timeout=30
     )
     assert result.ret == 0, result.stdout.str()
     result.stdout.fnmatch_lines(
@@ -372,7 +372,9 @@ def test_a_crashed_worker_does_not_carry_an_old_hit_into_the_new_baseline(projec
     project.gold(
         "retriever: rag:crashing\n" + (project.path / "gold" / "policies.yaml").read_text()
     )
-    result = project.pytester.runpytest_subprocess("-p", "no:cacheprovider", "-n", "2", *update)
+    result = project.pytester.runpytest_subprocess(
+        *QUIET, "-p", "no:cacheprovider", "-n", "2", *update
+    )
     out = result.stdout.str()
     assert "crash" in out and "could not be evaluated" in out, out
     after = json.loads((project.path / "ci" / "b.json").read_text())
@@ -403,7 +405,14 @@ def test_pytest_timeout_fails_a_hanging_case_and_the_summary_and_report_still_co
     )
     started = time.monotonic()
     result = project.pytester.runpytest_subprocess(
-        "-p", "no:cacheprovider", "--timeout", "2", "--chunkrecall-report", "r.json", timeout=50
+        *QUIET,
+        "-p",
+        "no:cacheprovider",
+        "--timeout",
+        "2",
+        "--chunkrecall-report",
+        "r.json",
+        timeout=50,
     )
     assert time.monotonic() - started < 45
     assert result.ret == 1
