@@ -369,6 +369,16 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="lies outside the rootdir",
     ),
+    "a corpus link to the process environment": Row(
+        links={"docs/env.md": "/proc/self/environ"},
+        status=ERRORS,
+        says="lies outside the rootdir",
+    ),
+    "a FIFO among the corpus files": Row(fifos=("docs/pipe.md",), says="1 passed", resource=True),
+    "a FIFO among the gold files": Row(fifos=("gold/pipe.yaml",), says="1 passed", resource=True),
+    "a link to a device among the corpus files": Row(
+        links={"docs/zero.md": "/dev/zero"}, says="1 passed", resource=True
+    ),
     "a corpus file outside, in chunkrecall_corpus_roots": Row(
         links={"docs/extra.md": "/etc/passwd"},
         ini="chunkrecall_corpus_roots = /etc",
@@ -387,6 +397,7 @@ ROWS: dict[str, Row] = {
     "a report into a FIFO": Row(
         args=("--chunkrecall-report", "pipe"),
         fifos=("pipe",),
+        resource=True,
         status=USAGE,
         says="--chunkrecall-report pipe: it is a FIFO (named pipe), not a regular file",
     ),
@@ -538,7 +549,11 @@ def run(pytester: pytest.Pytester, row: Row) -> tuple[int, str]:
         timeout=60,
         env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
     )
-    return done.returncode, done.stdout + done.stderr
+    output = done.stdout + done.stderr
+    if row.internals:
+        assert "Traceback (most recent" not in output, output
+        assert "pytest_chunkrecall" + os.sep not in output, output
+    return done.returncode, output
 
 
 @pytest.mark.parametrize("name", list(ROWS))
