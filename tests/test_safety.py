@@ -438,3 +438,29 @@ def test_an_existing_file_keeps_its_owner_when_root_replaces_it(tmp_path):
     files.write_atomically(kept, "new")
     assert (kept.stat().st_uid, kept.stat().st_gid) == (1234, 4321)
     assert kept.read_text() == "new"
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs: a real full disk."""
+    mounted = tmp_path / "tiny"
+    mounted.mkdir()
+    made = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mounted)], capture_output=True
+    )
+    if made.returncode:
+        pytest.skip("cannot mount a tmpfs here")
+    try:
+        yield mounted
+    finally:
+        subprocess.run(["umount", str(mounted)], check=True)
+
+
+def test_a_full_disk_leaves_the_old_file_and_no_temporary(tiny_disk):
+    target = tiny_disk / "b.json"
+    target.write_text("old\n")
+    with pytest.raises(OSError) as raised:
+        files.write_atomically(target, "x" * 1_000_000)
+    assert raised.value.errno == errno.ENOSPC
+    assert target.read_text() == "old\n"
+    assert sorted(p.name for p in tiny_disk.iterdir()) == ["b.json"]
