@@ -167,14 +167,20 @@ def _children(node: yaml.Node) -> list[yaml.Node]:
 
 
 def merged_pairs(
-    node: yaml.MappingNode, name: str, _within: frozenset[int] = frozenset()
+    node: yaml.MappingNode,
+    name: str,
+    _memo: dict[int, list[tuple[yaml.Node, yaml.Node, bool]]] | None = None,
+    _within: frozenset[int] = frozenset(),
 ) -> list[tuple[yaml.Node, yaml.Node, bool]]:
     """The mapping's key/value pairs with ``<<: *base`` merge keys flattened.
 
     Each pair says whether it was written in this mapping (``True``) or merged in; a
-    written key overrides a merged one, as YAML's merge key means.
+    written key overrides a merged one, as YAML's merge key means. Each merged mapping
+    is flattened once and keeps each key once, so that merges of merges cost what the
+    file's text does, not ten times that per level.
     """
-    merged: list[tuple[yaml.Node, yaml.Node, bool]] = []
+    memo = {} if _memo is None else _memo
+    merged: dict[object, tuple[yaml.Node, yaml.Node]] = {}
     own: list[tuple[yaml.Node, yaml.Node, bool]] = []
     for key_node, value_node in node.value:
         if key_node.tag != _MERGE:
@@ -190,8 +196,10 @@ def merged_pairs(
                     + ("a list" if isinstance(source, yaml.SequenceNode) else shown(source.value)),
                     where=where,
                 )
-            if id(source) in _within or id(source) == id(node) or len(_within) > MAX_DEPTH:
+            if id(source) in _within or source is node or len(_within) > MAX_DEPTH:
                 raise GoldError("'<<' merges a mapping into itself", where=where)
-            inner = merged_pairs(source, name, _within | {id(node)})
-            merged.extend((k, v, False) for k, v, _ in inner)
-    return merged + own
+            if id(source) not in memo:
+                memo[id(source)] = merged_pairs(source, name, memo, _within | {id(node)})
+            for key, value, _ in memo[id(source)]:
+                merged[key.value if isinstance(key, yaml.ScalarNode) else id(key)] = (key, value)
+    return [(key, value, False) for key, value in merged.values()] + own

@@ -88,6 +88,14 @@ def fraction(text):
 """
 
 
+def merge_bomb() -> str:
+    """Merge keys nine deep, each merging ten of the one before, in a case."""
+    text = "&m0 {question: What is the refund window?, needle: 30 days}"
+    for level in range(1, 10):
+        text = f"&m{level} {{<<: [{text}, " + ", ".join([f"*m{level - 1}"] * 9) + "]}"
+    return f"cases:\n  - <<: {text}\n    id: bomb\n"
+
+
 def alias_bomb(key: str) -> str:
     """Nine nested aliases, each ten of the one before: 10**9 values from 600 bytes."""
     lines = [f"{key}:", "  a: &a [x, x, x, x, x, x, x, x, x, x]"]
@@ -167,6 +175,14 @@ ROWS: dict[str, Row] = {
             """
         ),
         says="2 passed",
+    ),
+    "merge keys nine deep, ten wide": Row(
+        {"gold/a.yaml": merge_bomb()}, says="1 passed", resource=True
+    ),
+    "a merge key that merges a list": Row(
+        gold("cases:\n  - <<: [[a, b]]\n    question: q\n    needle: 30 days\n"),
+        status=ERRORS,
+        says="gold/a.yaml:2: '<<' merges a mapping (<<: *name) or a list of them, not a list",
     ),
     "a key given twice": Row(
         gold("cases:\n  - question: q\n    question: r\n    needle: 30 days\n"),
