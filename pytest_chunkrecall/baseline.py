@@ -75,6 +75,11 @@ def load(path: Path, *, name: str) -> Baseline:
             f"baseline {name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             f"restore it from version control, or delete it and run {UPDATE}"
         ) from None
+    except RecursionError:
+        raise ChunkrecallError(
+            f"baseline {name} is nested too deeply to be a baseline; restore it from version "
+            f"control, or delete it and run {UPDATE}"
+        ) from None
     if not isinstance(data, dict) or KEY not in data:
         raise ChunkrecallError(
             f"{name} is not a chunkrecall baseline (it has no {KEY!r} key); point "

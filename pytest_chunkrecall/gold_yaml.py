@@ -61,6 +61,15 @@ def compose(text: str, name: str) -> yaml.Node | None:
             # an unclosed quote or bracket is found where the file ends: say where it began
             problem += f" (what is not closed began on line {began.line + 1})"
         raise GoldError(f"invalid YAML: {problem}", where=f"{name}:{line}") from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        code = (
+            exc.character if isinstance(exc.character, int) else ord(str(exc.character)[:1] or " ")
+        )
+        raise GoldError(
+            f"invalid YAML: the control character U+{code:04X} is not allowed in YAML; remove it",
+            where=f"{name}:{line}",
+        ) from None
     except yaml.YAMLError as exc:
         raise GoldError(f"invalid YAML: {exc}", where=name) from None
     except RecursionError:

@@ -162,6 +162,15 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="gold/a.yaml:1: 'chunker_args' is nested more than 64 levels deep",
     ),
+    "two YAML documents in one file": Row(
+        gold(GOLD + "---\n" + GOLD), status=ERRORS, says="invalid YAML: expected a single document"
+    ),
+    "a NUL byte in a gold file": Row(
+        gold(GOLD.replace("refund window", "refund\0window")),
+        status=ERRORS,
+        says="gold/a.yaml:3: invalid YAML: the control character U+0000 is not allowed",
+    ),
+    "a gold file with a byte-order mark": Row(gold("\ufeff" + GOLD), says="1 passed"),
     "a merge key": Row(
         gold(
             """
@@ -266,6 +275,19 @@ ROWS: dict[str, Row] = {
         says="--chunkrecall-k must be at most 10,000",
     ),
     "k of zero": Row(gold("k: 0\n" + GOLD), status=ERRORS, says="'k' must be at least 1, not 0"),
+    "k that is true": Row(
+        gold("k: true\n" + GOLD), status=ERRORS, says="'k' must be a whole number of chunks"
+    ),
+    "chunker_args that are a list": Row(
+        gold("chunker_args: [80, 24]\n" + GOLD),
+        status=ERRORS,
+        says="'chunker_args' must be a mapping of argument names to values",
+    ),
+    "an overlap as large as the size": Row(
+        gold("chunker_args: {size: 80, overlap: 80}\n" + GOLD),
+        status=FAILED,
+        says="overlap must be a whole number from 0 to size - 1 (79), not 80",
+    ),
     "a fuzzy threshold of 200": Row(
         gold("fuzzy_threshold: 200\n" + GOLD), status=ERRORS, says="must be from 0 to 100, not 200"
     ),
@@ -467,6 +489,33 @@ ROWS: dict[str, Row] = {
         args=("--chunkrecall-baseline", "b.json"),
         status=USAGE,
         says="baseline b.json is damaged: g::c has no known verdict",
+    ),
+    "an empty baseline": Row(
+        {"b.json": ""},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is not valid JSON (line 1, column 1",
+    ),
+    "a baseline nested a hundred thousand deep": Row(
+        {"b.json": "[" * 100_000},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is nested too deeply to be a baseline",
+    ),
+    "a baseline with a rank that is no number": Row(
+        {
+            "b.json": '{"chunkrecall_baseline": 1, "gold_files": {"g": {"cases": '
+            '{"c": {"verdict": "hit", "rank": NaN}}}}}'
+        },
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="g::c has rank nan, not a whole number or null",
+    ),
+    "a baseline that is a symlink loop": Row(
+        args=("--chunkrecall-baseline", "b.json"),
+        links={"b.json": "b.json"},
+        status=USAGE,
+        says="cannot read baseline b.json: it is a symlink loop",
     ),
     "updating a corrupt baseline": Row(
         {"b.json": "{not json"},
