@@ -464,3 +464,31 @@ def test_a_full_disk_leaves_the_old_file_and_no_temporary(tiny_disk):
     assert raised.value.errno == errno.ENOSPC
     assert target.read_text() == "old\n"
     assert sorted(p.name for p in tiny_disk.iterdir()) == ["b.json"]
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    ["docs/**/*.md", "**/*.md", "docs/**", "docs/**/b/*.txt", "docs/*/**/*.md", "**/.hidden/*.md",
+     "docs/**/[ab].md", "docs/**/?.md", "nowhere/**/*.md"],
+)  # fmt: skip
+def test_double_star_finds_what_glob_finds_where_there_is_no_cycle(tmp_path, pattern):
+    import glob
+
+    from pytest_chunkrecall.corpus import find_files
+    from pytest_chunkrecall.errors import ChunkrecallError
+
+    for name in ["docs/a.md", "docs/b/a.md", "docs/b/c/b.md", "docs/b/x.txt", "docs/.hidden/h.md",
+                 "docs/b/.h.md", "top.md", "other/d/e.md", "docs/b/c/cc.md"]:  # fmt: skip
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    os.symlink("../other", tmp_path / "docs" / "linked")  # a link, but no cycle
+    expected = sorted(
+        {Path(p).resolve() for p in glob.glob(str(tmp_path / pattern), recursive=True)
+         if Path(p).is_file()}
+    )  # fmt: skip
+    try:
+        found = find_files([pattern], tmp_path, where="gold/a.yaml:1")
+    except ChunkrecallError as exc:  # no file: glob must find none either
+        assert not expected, exc
+        return
+    assert sorted(found) == expected
