@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import traceback
 from pathlib import Path
 
@@ -10,6 +11,23 @@ import pluggy
 _PACKAGE_DIR = str(Path(__file__).parent)
 # Hooks reach user code through pluggy; its frames are no more the user's than ours.
 _HIDDEN = (_PACKAGE_DIR, str(Path(pluggy.__file__).parent))
+
+
+# What user code may raise that is reported as its error: everything but
+# KeyboardInterrupt (the user stopping the run) and pytest's own outcomes
+# (pytest.skip/fail/exit, and pytest-timeout's failure), which derive from
+# BaseException and must reach pytest as they are. sys.exit() in a chunker is a
+# bug in the chunker, not a request to end the test run.
+USER_FAULTS: tuple[type[BaseException], ...] = tuple(
+    kind
+    for kind in (
+        Exception,
+        SystemExit,
+        GeneratorExit,
+        getattr(builtins, "BaseExceptionGroup", None),  # Python 3.11+
+    )
+    if kind is not None
+)
 
 
 class ChunkrecallError(Exception):
@@ -62,12 +80,31 @@ def raised(exc: BaseException) -> str:
 
 def describe(exc: BaseException) -> str:
     """``TypeError: message`` — one line for an exception raised by user code."""
+    if isinstance(exc, SystemExit):
+        return f"SystemExit({exc.code!r})"
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
 
 
-def shorten(text: str, limit: int = 200) -> str:
-    """``text`` as a message echoes it: whole when short, else its start and how long it was."""
+SHOWN_CHARS = 200
+
+
+def shown(value: object, limit: int = SHOWN_CHARS) -> str:
+    """``repr(value)``, trimmed to about ``limit`` characters with its full length said.
+
+    Messages quote what the user wrote; a 2 MB needle or scalar must not become a 2 MB
+    line in a CI log.
+    """
+    text = repr(value)
+    if len(text) <= limit:
+        return text
+    if isinstance(value, str):
+        return f"{text[:limit]}… ({len(value):,} characters)"
+    return f"{text[:limit]}… ({len(text):,} characters written out)"
+
+
+def trimmed(text: str, limit: int = SHOWN_CHARS) -> str:
+    """``text`` as it is, or its first ``limit`` characters and its full length when longer."""
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"

@@ -1,19 +1,222 @@
-"""Writing the files a run produces so that no reader ever sees half of one."""
+"""Writing the files a run produces so that no reader ever sees half of one, and nothing that is
+not one of them is ever replaced.
+
+A path the user names is a place to write a regular file. Whatever else sits there (a device,
+a FIFO, a folder, a symlink loop) is refused before any test runs; a symlink is written
+through, so the file it points to is replaced in its own folder and the link stays.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
-import tempfile
+import secrets
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows has no flock; a lone writer needs none
+    fcntl = None  # type: ignore[assignment]
+
+LOCK_TIMEOUT = 120.0
+
+_KINDS = (
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def not_regular(path: Path) -> str | None:
+    """Why ``path`` (followed through symlinks) is no regular file, or ``None`` when it is one
+    or does not exist yet."""
+    if not os.path.lexists(path):
+        return None
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None  # a symlink to a file not made yet: writing makes it
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "it is a symlink loop"
+        return f"it cannot be examined: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return _magic_link(path)
+    kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
+    return f"it is {kind}, not a regular file"
+
+
+def _magic_link(path: Path) -> str | None:
+    # /proc/self/fd/1 and its kin stat as the open file they lead to, but the
+    # path they resolve to is no name of it: writing "through" them would make
+    # a stray file beside a deleted one, or replace what a stream goes to.
+    real = real_target(path)
+    try:
+        same = os.path.samefile(path, real)
+    except OSError:
+        same = False
+    return None if same else "it is a link to an open stream, not a file with a name"
+
+
+def output_problem(path: Path) -> str | None:
+    """Why the run could not write the regular file ``path`` at its end, or ``None``.
+
+    Checked before any test runs, so that an hour of evaluation is not lost to a typo or a
+    read-only folder. Missing folders are made at the end; the nearest existing one must
+    be writable.
+    """
+    problem = not_regular(path)
+    if problem:
+        return f"{problem}; give the path of a regular file (it is replaced whole)"
+    target = real_target(path)
+    folder = target.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{folder} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {folder} is read-only for this user"
+    if target.exists() and not os.access(target, os.W_OK):
+        return f"{target} is read-only for this user"
+    return None
+
+
+def real_target(path: Path) -> Path:
+    """The file a write to ``path`` replaces: a symlink's target, not the link."""
+    return Path(os.path.realpath(path))
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it."""
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it.
+
+    A symlink is written through. An existing file keeps its mode; a new one gets the
+    mode the umask gives. Raises :class:`OSError` (the old file intact) on failure.
+    """
+    target = real_target(path)
+    problem = not_regular(target)
+    if problem:
+        raise OSError(errno.EEXIST, f"{problem}; nothing was written")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale_temporaries(target)
+    fd, temporary = _temporary(target)
     try:
+        try:
+            existing = os.stat(target)
+        except FileNotFoundError:
+            pass
+        else:
+            os.fchmod(fd, stat.S_IMODE(existing.st_mode))
+            if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
+                _keep_owner(fd, existing)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-        os.replace(temporary, path)
+            handle.flush()
+            os.fsync(handle.fileno())  # a full disk shows here, not after the rename
+        os.replace(temporary, target)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def _keep_owner(fd: int, existing: os.stat_result) -> None:
+    # Only root may give a file away; anyone else's replacement is theirs, as
+    # any editor's save would make it.
+    with suppress(PermissionError, AttributeError):
+        os.fchown(fd, existing.st_uid, existing.st_gid)
+
+
+def _temporary(target: Path) -> tuple[int, str]:
+    # Made by hand rather than by tempfile.mkstemp, which makes files 0600: the
+    # umask decides a new file's mode, as it does for any other program's output.
+    for _ in range(100):
+        name = target.parent / f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), str(name)
+        except FileExistsError:
+            continue
+    raise OSError(errno.EEXIST, f"cannot make a temporary file next to {target}")
+
+
+def clean_stale_temporaries(target: Path) -> list[Path]:
+    """Remove the temporary files a killed writer of ``target`` left behind; returns them.
+
+    A temporary file names the process that made it; one whose process is gone is stale.
+    """
+    removed = []
+    for candidate in target.parent.glob(f".{target.name}.*.tmp"):
+        pid_text = candidate.name[len(target.name) + 2 :].split(".", 1)[0]
+        if not pid_text.isdigit() or int(pid_text) == os.getpid() or _alive(int(pid_text)):
+            continue
+        try:
+            candidate.unlink()
+        except OSError:
+            continue
+        removed.append(candidate)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, and belongs to someone else
+    return True
+
+
+@contextmanager
+def locked(path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
+    """Hold the lock of ``path`` (a lock file beside the file it protects) while reading,
+    merging and writing it, so that two runs never lose each other's work.
+
+    Waits up to ``timeout`` seconds for another holder; raises :class:`TimeoutError` with
+    a message naming the lock file after that. Yields the lock file's path, which is
+    removed again on release.
+    """
+    target = real_target(path)
+    lock = target.parent / f".{target.name}.lock"
+    if fcntl is None:  # pragma: no cover
+        yield lock
+        return
+    deadline = time.monotonic() + timeout
+    while True:
+        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        if _acquire(fd, deadline):
+            try:
+                same = os.path.samestat(os.fstat(fd), os.stat(lock))
+            except FileNotFoundError:
+                same = False
+            if same:
+                break
+        os.close(fd)  # a lock file its holder removed: take the next one
+        if time.monotonic() >= deadline:
+            raise TimeoutError(
+                errno.ETIMEDOUT,
+                f"another run has held the lock {lock} for {timeout:g} seconds; "
+                "wait for it to finish, or remove the lock file if no run is writing",
+            )
+    try:
+        yield lock
+    finally:
+        # Removed while still held: a waiter that then locks the removed file
+        # sees that it is no longer the one at this path, and tries again.
+        Path(lock).unlink(missing_ok=True)
+        os.close(fd)
+
+
+def _acquire(fd: int, deadline: float) -> bool:
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.05)

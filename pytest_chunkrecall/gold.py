@@ -11,7 +11,8 @@ from typing import Any, TypeVar
 import yaml
 
 from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
-from .errors import GoldError
+from .errors import GoldError, shown
+from .gold_yaml import compose, construct, merged_pairs, read_text
 
 FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
 CASE_KEYS = (
@@ -20,10 +21,6 @@ CASE_KEYS = (
 )  # fmt: skip
 
 _MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
-# libyaml composes a gold file of thousands of cases several times faster than
-# the pure-Python parser, which otherwise dominates collection.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 T = TypeVar("T")
 
 
@@ -72,18 +69,13 @@ class GoldFile:
 def load(path: Path, *, name: str | None = None) -> GoldFile:
     """Read and validate the gold file at ``path``; ``name`` is how errors refer to it."""
     name = name or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise GoldError(f"not UTF-8 text (byte offset {exc.start})", where=name) from None
-    except OSError as exc:
-        raise GoldError(f"cannot read the gold file: {exc.strerror}", where=name) from None
+    text = read_text(path, name)
     return parse(text, path=path, name=name)
 
 
 def parse(text: str, *, path: Path, name: str) -> GoldFile:
     """Validate the YAML ``text`` of a gold file."""
-    root = _compose(text, name)
+    root = compose(text, name)
     where = _Where(path, name)
     if root is None:
         raise GoldError("the file is empty; it needs a 'cases:' list", where=f"{name}:1")
@@ -148,49 +140,30 @@ class _Where:
                 where=self.at(node),
             )
         result: dict[str, tuple[yaml.Node, yaml.Node]] = {}
-        for key_node, value_node in node.value:
+        written: set[str] = set()
+        for key_node, value_node, own in merged_pairs(node, self.name):
             key = key_node.value if isinstance(key_node, yaml.ScalarNode) else None
             if not isinstance(key, str) or key not in keys:
-                shown = repr(key) if key is not None else _kind(key_node)
+                named = shown(key) if key is not None else _kind(key_node)
                 hint = (
                     f"; '{key}' belongs in {other_place}"
                     if key in other
                     else did_you_mean(str(key), keys)
                 )
                 raise GoldError(
-                    f"unknown key {shown} in {what}{hint} (allowed: {', '.join(keys)})",
+                    f"unknown key {named} in {what}{hint} (allowed: {', '.join(keys)})",
                     where=self.at(key_node),
                 )
-            if key in result:
+            if key in written and own:
                 raise GoldError(f"key '{key}' is given twice in {what}", where=self.at(key_node))
+            if own:
+                written.add(key)
             result[key] = (key_node, value_node)
         return result
 
 
-def _compose(text: str, name: str) -> yaml.Node | None:
-    try:
-        return yaml.compose(text, Loader=_LOADER)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = mark.line + 1 if mark else 1
-        problem = " ".join(p for p in (exc.context, exc.problem) if p)
-        began = exc.context_mark
-        if began is not None and mark is not None and began.line != mark.line:
-            # an unclosed quote or bracket is found where the file ends: say where it began
-            problem += f" (what is not closed began on line {began.line + 1})"
-        raise GoldError(f"invalid YAML: {problem}", where=f"{name}:{line}") from None
-    except yaml.YAMLError as exc:
-        raise GoldError(f"invalid YAML: {exc}", where=name) from None
-
-
 def _value(node: yaml.Node, key: str, where: _Where) -> Any:
-    # Composing the document checks only its syntax: a tag ("!chunks 3",
-    # "!!int three") can still fail here, and must not surface as a traceback.
-    try:
-        return yaml.SafeLoader("").construct_object(node, deep=True)
-    except (yaml.YAMLError, ValueError, TypeError) as exc:
-        problem = exc.problem if isinstance(exc, yaml.MarkedYAMLError) else None
-        raise GoldError(f"'{key}' cannot be read: {problem or exc}", where=where.at(node)) from None
+    return construct(node, key, where.at(node))
 
 
 def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Settings:
@@ -256,20 +229,24 @@ def _case(node: yaml.Node, where: _Where) -> Case:
     )
 
 
-def _text(node: yaml.Node, key: str, where: _Where) -> str:
+def _text(node: yaml.Node, key: str, where: _Where, *, label: str = "") -> str:
     # Scalars keep the text as written: `needle: 1.50` is "1.50", not 1.5.
+    label = label or f"'{key}'"
     if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
-        raise GoldError(f"'{key}' must be text, not {_kind(node)}", where=where.at(node))
+        raise GoldError(f"{label} must be text, not {_kind(node)}", where=where.at(node))
     text = str(node.value).strip()
     if not text:
-        raise GoldError(f"'{key}' is empty", where=where.at(node))
+        raise GoldError(f"{label} is empty; give its text or remove it", where=where.at(node))
     return text
 
 
 def _texts(node: yaml.Node, key: str, where: _Where) -> tuple[str, ...]:
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise GoldError(f"'{key}' must be a non-empty list of text", where=where.at(node))
-    return tuple(_text(item, key, where) for item in node.value)
+    return tuple(
+        _text(item, key, where, label=f"item {number} of '{key}'")
+        for number, item in enumerate(node.value, start=1)
+    )
 
 
 def _doc(node: yaml.Node, where: _Where) -> str:
@@ -285,7 +262,9 @@ def _doc(node: yaml.Node, where: _Where) -> str:
 def _case_id(node: yaml.Node, where: _Where) -> str:
     text = _text(node, "id", where)
     if "::" in text or "\n" in text:
-        raise GoldError(f"'id' may not contain '::' or line breaks: {text!r}", where=where.at(node))
+        raise GoldError(
+            f"'id' may not contain '::' or line breaks: {shown(text)}", where=where.at(node)
+        )
     return text
 
 
@@ -312,7 +291,9 @@ def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
         return None
     if isinstance(value, str) and value.strip():
         return value.strip()
-    raise GoldError(f"'{key}' must be a reason (text) or true, not {value!r}", where=where.at(node))
+    raise GoldError(
+        f"'{key}' must be a reason (text) or true, not {shown(value)}", where=where.at(node)
+    )
 
 
 def _marks(node: yaml.Node, where: _Where) -> tuple[str, ...]:
@@ -332,4 +313,4 @@ def _kind(node: yaml.Node) -> str:
         return "a list"
     if node.tag == "tag:yaml.org,2002:null":
         return "empty"
-    return f"{node.value!r}"
+    return shown(node.value)

@@ -251,7 +251,7 @@ BAD_GOLD = {
             needles: [a, "  "]
         """,
         4,
-        "'needles' is empty",
+        "item 2 of 'needles' is empty*",
     ),
     "empty needles list": (
         """
@@ -405,7 +405,9 @@ def test_a_gold_file_that_is_not_utf8_is_named(shop):
     )
     result = shop.run()
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["chunkrecall: gold/policies.yaml: not UTF-8 text*"])
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: gold/policies.yaml:2: not UTF-8 text*save the file as UTF-8*"]
+    )
     assert_no_internals(result)
 
 

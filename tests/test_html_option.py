@@ -54,4 +54,4 @@ def test_a_folder_is_no_page(shop: Shop):
     (shop.path / "lab").mkdir()
     result = shop.run("--chunkrecall-html", "lab")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--chunkrecall-html lab: that is a folder; give a file name*"])
+    result.stderr.fnmatch_lines(["*--chunkrecall-html lab: it is a folder, not a regular file*"])

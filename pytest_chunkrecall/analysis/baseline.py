@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, shown
 from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
 
 FORMAT = 1
@@ -75,6 +75,11 @@ def load(path: Path, *, name: str) -> Baseline:
             f"baseline {name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
             f"restore it from version control, or delete it and run {UPDATE}"
         ) from None
+    except RecursionError:
+        raise ChunkrecallError(
+            f"baseline {name} is nested too deeply to be a baseline; restore it from version "
+            f"control, or delete it and run {UPDATE}"
+        ) from None
     if not isinstance(data, dict) or KEY not in data:
         raise ChunkrecallError(
             f"{name} is not a chunkrecall baseline (it has no {KEY!r} key); point "
@@ -84,7 +89,9 @@ def load(path: Path, *, name: str) -> Baseline:
     if version != FORMAT:
         newer = isinstance(version, int) and version > FORMAT
         raise ChunkrecallError(
-            f"baseline {name} has format {version!r}, and this pytest-chunkrecall reads format {FORMAT}"
+            f"baseline {name} has format {shown(version)}"
+            + (f" (text, not the number {FORMAT})" if isinstance(version, str) else "")
+            + f", and this pytest-chunkrecall reads format {FORMAT}"
             + ("; upgrade pytest-chunkrecall" if newer else "")
         )
     try:

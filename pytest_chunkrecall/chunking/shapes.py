@@ -8,7 +8,7 @@ from typing import Any
 
 from ..callables import accepts, is_function, iterable, shape, signature, text_of
 from ..config.settings import did_you_mean
-from ..errors import ChunkrecallError, describe, raised, user_traceback
+from ..errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from . import adapters
 from .adapters import ChunkFunction
 from .chunk import Chunk
@@ -109,7 +109,7 @@ def pieces(output: Any, *, name: str, doc: str) -> list[tuple[str, int | None]]:
     for number, item in enumerate(output):
         try:
             text, start = _chunk_text(item)
-        except Exception as exc:  # a property of the user's chunk object that raised
+        except USER_FAULTS as exc:  # a property of the user's chunk object that raised
             raise ChunkrecallError(
                 f"chunker {name}: reading chunk {number} of {doc} raised {describe(exc)}:\n"
                 f"{user_traceback(exc)}"
@@ -172,7 +172,7 @@ def _splitter(instance: Any, *, name: str, where: str | None) -> ChunkFunction:
 def _call(factory: Any, args: Mapping[str, Any], *, name: str, where: str | None) -> Any:
     try:
         return factory(**args)
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"chunker {name}(**{dict(args)}) failed: {raised(exc)}",
             where=where,

@@ -6,7 +6,7 @@ import importlib
 import inspect
 from typing import Any
 
-from ..errors import ChunkrecallError, describe, user_traceback
+from ..errors import USER_FAULTS, ChunkrecallError, describe, user_traceback
 from .settings import did_you_mean
 
 
@@ -26,7 +26,7 @@ def resolve(reference: str, *, what: str, where: str | None) -> Any:
             f"{what} {reference!r}: importing {module_name!r} failed:\n{user_traceback(exc)}",
             where=where,
         ) from None
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"{what} {reference!r}: importing {module_name!r} failed:\n{user_traceback(exc)}",
             where=where,
@@ -47,7 +47,7 @@ def resolve(reference: str, *, what: str, where: str | None) -> Any:
                 + (f" (it has: {shown})" if shown else ""),
                 where=where,
             ) from None
-        except Exception as exc:  # a property or module __getattr__ that raised
+        except USER_FAULTS as exc:  # a property or module __getattr__ that raised
             raise ChunkrecallError(
                 f"{what} {reference!r}: reading {part!r} failed: {describe(exc)}", where=where
             ) from None

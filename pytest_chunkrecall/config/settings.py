@@ -9,6 +9,9 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from ..errors import shown
+from .limits import k_problem
+
 MATCH_MODES = ("exact", "normalized", "fuzzy")
 SETTING_KEYS = (
     "corpus", "chunker", "chunker_args", "retriever", "retriever_args",
@@ -80,26 +83,24 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
     """
     if key == "k":
         if isinstance(value, bool) or not isinstance(value, int):
-            return value, f"must be a whole number of chunks, e.g. 5, not {value!r}"
-        if value < 1:
-            return value, f"must be at least 1, not {value}"
-        return value, None
+            return value, f"must be a whole number of chunks, e.g. 5, not {shown(value)}"
+        return value, k_problem(value)
     if key == "fuzzy_threshold":
         if isinstance(value, bool) or not isinstance(value, int | float):
-            return value, f"must be a number from 0 to 100, not {value!r}"
+            return value, f"must be a number from 0 to 100, not {shown(value)}"
         if not 0 <= value <= 100:
             return value, f"must be from 0 to 100, not {value}"
         return float(value), None
     if key == "match":
         if value not in MATCH_MODES:
             hint = did_you_mean(str(value), MATCH_MODES)
-            return value, f"must be one of {', '.join(MATCH_MODES)}, not {value!r}{hint}"
+            return value, f"must be one of {', '.join(MATCH_MODES)}, not {shown(value)}{hint}"
         return value, None
     if key in ("chunker", "retriever"):
         if not isinstance(value, str):
             return value, f"must be 'module:attr' text, not {type(value).__name__}"
         if not _ENTRY_POINT.match(value):
-            return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {value!r}"
+            return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {shown(value)}"
         return value, None
     if key in ("chunker_args", "retriever_args"):
         slips = (

@@ -21,7 +21,7 @@ from ..config.settings import (
     Settings,
 )
 from ..corpus import Document, document_id, find_files
-from ..errors import ChunkrecallError, shorten
+from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
 from .gold_facts import GoldFacts
@@ -211,7 +211,7 @@ def _check_spans(the_plan: Plan) -> None:
         for needle in case.needles:
             if not matcher.contains(span, matcher.prepare(needle)):
                 raise ChunkrecallError(
-                    f"needle {shorten(needle)!r} is not inside the span {shorten(case.span)!r}; "
+                    f"needle {trimmed(needle)!r} is not inside the span {trimmed(case.span)!r}; "
                     "every needle must lie inside its span (the passage that answers the "
                     "question): fix the needle or the span, or drop the span",
                     where=f"{the_plan.name}:{case.line}",

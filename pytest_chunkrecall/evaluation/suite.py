@@ -12,8 +12,9 @@ from ..analysis.geometry import Geometry, configured_overlap, measure
 from ..chunking import shapes
 from ..chunking.chunk import Chunk
 from ..chunking.placement import place
+from ..config.limits import bounded_output
 from ..corpus import Document, read_documents
-from ..errors import ChunkrecallError, describe, raised, user_traceback
+from ..errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import SearchFunction
 from ..text.matcher import Matcher
@@ -112,13 +113,14 @@ def chunk_corpus(
     for doc in documents:
         try:
             output = split(doc.text)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"chunker {chunker.name} raised on {doc.id}: {raised(exc)}",
                 where=where,
             ) from None
         try:
-            pieces = shapes.pieces(output, name=chunker.name, doc=doc.id)
+            bounded = bounded_output(output, doc.text, name=chunker.name, doc=doc.id)
+            pieces = shapes.pieces(bounded, name=chunker.name, doc=doc.id)
         except ChunkrecallError as exc:
             raise ChunkrecallError(exc.message, where=where) from None
         places = place(doc.text, pieces, overlap=configured_overlap(chunker.args))
@@ -178,7 +180,7 @@ class Suite:
         """The retriever's top ``k`` for ``question``."""
         try:
             results = self._search(question, k)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"retriever {self.retriever.name} raised {describe(exc)} for the question "
                 f"{question!r}:\n{user_traceback(exc)}"
@@ -205,7 +207,7 @@ def _build_search(
 ) -> SearchFunction:
     try:
         built = retriever.obj(list(chunks), **retriever.args)
-    except Exception as exc:
+    except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"retriever {retriever.name} failed while building its index over {len(chunks)} "
             f"chunk{'' if len(chunks) == 1 else 's'}: {raised(exc)}",

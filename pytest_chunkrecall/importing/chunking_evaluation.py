@@ -131,7 +131,19 @@ def _output(path: Path, found: dict[str, _Corpus], out: Path, force: bool) -> Ou
             ]
             text = unresolved_yaml(notes, settings, corpus.unresolved)
             output.add(gold_dir / f"{corpus_id}{UNRESOLVED_SUFFIX}", text)
-    output.add_unless_present(out / "pytest.ini", PYTEST_INI)
+    # The corpora stay where they are; corpus files outside the project are refused
+    # unless the ini names their folder (gold files are data, and reviewed as such).
+    folders = sorted(
+        {
+            relative(corpus.source.path.resolve().parent, out.resolve())
+            for corpus in found.values()
+            if corpus.source.path is not None
+            and not corpus.source.path.resolve().is_relative_to(out.resolve())
+        }
+    )
+    roots = "".join(f"    {folder}\n" for folder in folders)
+    ini = PYTEST_INI + (f"chunkrecall_corpus_roots =\n{roots}" if folders else "")
+    output.add_unless_present(out / "pytest.ini", ini)
     return output
 
 

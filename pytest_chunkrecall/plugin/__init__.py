@@ -118,6 +118,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "that holds its span ranks (default: 50; 0 turns the second call off)",
     )
     parser.addini(
+        "chunkrecall_corpus_roots",
+        "Folders outside the rootdir that corpus files may come from, relative to the rootdir "
+        "(one per line); files elsewhere are a collection error",
+        type="linelist",
+    )
+    parser.addini(
         "chunkrecall_length",
         "A function module:attr, length(text) -> int, that measures spans and chunks in the "
         "geometry summary (e.g. in tokens); default: characters",

@@ -33,6 +33,7 @@ class RunEnd:
             gold_files={case["gold_file"] for case in recorder.cases.values()},
             setups=recorder.setups(),
             interrupted=interrupted,
+            unevaluated=recorder.unevaluated(),
         )
         self.outcome.fail(session)
         write_outputs(recorder, self.outcome, session)

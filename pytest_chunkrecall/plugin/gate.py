@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from ..analysis import baseline
-from ..analysis.baseline import Baseline, Comparison
+from ..analysis.baseline import Comparison
+from ..analysis.baseline_update import write_updated
 from ..errors import ChunkrecallError
 from ..evaluation.results import CaseResult, Totals
-from ..files import write_atomically
 from ..gold import load
 from .options import OPTIONS, BaselineSetup
 
@@ -42,6 +42,7 @@ def run_gates(
     gold_files: set[str],
     setups: dict[str, dict[str, object]],
     interrupted: bool,
+    unevaluated: list[str] = (),  # type: ignore[assignment]
 ) -> GateOutcome:
     """Compare with (or update) the baseline and check the floors, for the cases that ran."""
     setup = config.stash[OPTIONS].baseline
@@ -57,7 +58,10 @@ def run_gates(
     if setup.loaded is not None:
         outcome.comparison = baseline.compare(setup.loaded, results, existing=existing)
     if setup.update:
-        _update(setup, outcome, results, existing=existing, setups=setups, interrupted=interrupted)
+        _update(
+            setup, outcome, results, existing=existing, setups=setups, interrupted=interrupted,
+            unevaluated=unevaluated,
+        )  # fmt: skip
         return outcome
     if setup.missing:
         outcome.notes.append(f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}")
@@ -95,6 +99,7 @@ def _update(
     existing: dict[str, set[str] | None],
     setups: dict[str, dict[str, object]],
     interrupted: bool,
+    unevaluated: list[str],
 ) -> None:
     assert setup.path is not None
     if interrupted or not results:
@@ -102,9 +107,16 @@ def _update(
             f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
         )
         return
-    merged = baseline.updated(setup.loaded or Baseline(), results, existing=existing, setups=setups)
-    write_atomically(setup.path, baseline.dumps(merged))
-    outcome.notes.append(f"baseline {setup.name} written: {len(merged)} cases")
+    try:
+        # read again, merged and written under a lock: a concurrent update lands on top
+        size = write_updated(
+            setup.path, setup.name, results, existing=existing, setups=setups,
+            unevaluated=unevaluated,
+        )  # fmt: skip
+    except ChunkrecallError as exc:
+        outcome.failures.append(str(exc))
+    else:
+        outcome.notes.append(f"baseline {setup.name} written: {size} cases")
 
 
 def _existing_cases(

@@ -13,8 +13,8 @@ import pytest
 from ..analysis import sweep
 from ..analysis.baseline import classify
 from ..chunking.shapes import check_arguments
-from ..corpus import from_mapping
-from ..errors import ChunkrecallError, raised
+from ..corpus import check_roots, from_mapping
+from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.plan import Plan, Supplied, plan
 from ..evaluation.results import CaseResult
@@ -57,6 +57,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         length=opts.length,
         depth=opts.depth,
     )
+    check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     if opts.sweep:
         problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **opts.sweep[0]})
         if problem:
@@ -74,7 +75,7 @@ def _supplied(config: pytest.Config, hook: Any, path: Path, name: str) -> Suppli
         hook_name = f"pytest_chunkrecall_{kind}"
         try:
             found[kind] = getattr(hook, hook_name)(config=config, gold_path=path)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(f"{hook_name} raised {raised(exc)}", where=name) from None
     documents = found["documents"]
     return Supplied(
@@ -214,4 +215,4 @@ class CaseItem(pytest.Item):
         return self.plan.facts(self.suite) if self.suite is not None else None
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.case.line - 1, f"{self.case.id}: {self.case.question}"
+        return self.path, self.case.line - 1, f"{self.case.id}: {trimmed(self.case.question)}"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import glob
 import numbers
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,15 @@ import yaml
 
 from ..analysis import baseline, sweep
 from ..analysis.baseline import Baseline
+from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
-from ..errors import ChunkrecallError, raised
+from ..corpus import ROOTS_OPTION, corpus_roots
+from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
+from ..files import not_regular, output_problem
+from ..gold_yaml import load_inline
+from .ini_warning import warn_at_ini
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ class Options:
     markdown: str | None = None
     html: str | None = None
     depth: int = DEFAULT_DEPTH
+    corpus_roots: tuple[Path, ...] = ()  # where corpus files may lie (the rootdir first)
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -58,8 +63,8 @@ MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question
 def read(config: pytest.Config) -> Options:
     """Read and check every chunkrecall option; raises ``pytest.UsageError`` naming the bad one."""
     k = config.getoption("chunkrecall_k")
-    if k is not None and k < 1:
-        raise pytest.UsageError(f"--chunkrecall-k must be at least 1, not {k}")
+    if k is not None and k_problem(k):
+        raise pytest.UsageError(f"--chunkrecall-k {k_problem(k)}")
     spec = config.getoption("chunkrecall_sweep")
     try:
         settings = sweep.parse(spec) if spec is not None else None
@@ -78,6 +83,7 @@ def read(config: pytest.Config) -> Options:
         markdown=_output(config, "--chunkrecall-markdown"),
         html=_output(config, "--chunkrecall-html", ini="chunkrecall_html"),
         depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
+        corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
     )
 
 
@@ -102,14 +108,14 @@ def _length(config: pytest.Config) -> Component | None:
     def length(text: str) -> int:
         try:
             value = user(text)
-        except Exception as exc:
+        except USER_FAULTS as exc:
             raise ChunkrecallError(
                 f"length function {name} raised {raised(exc)}",
                 where="ini option chunkrecall_length",
             ) from None
-        if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
             raise ChunkrecallError(
-                f"length function {name} returned {value!r}; it must return a whole number",
+                f"length function {name} returned {shown(value)}; it must return a whole number, 0 or more",
                 where="ini option chunkrecall_length",
             )
         return int(value)
@@ -137,13 +143,9 @@ def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> st
     if not value:
         return None
     path = base / value
-    if path.is_dir():
-        raise pytest.UsageError(f"{option} {value}: that is a folder; give a file name")
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise pytest.UsageError(f"{option} {value}: {parent} is a file, not a folder")
-            break
+    problem = output_problem(path)
+    if problem:
+        raise pytest.UsageError(f"{option} {value}: {problem}")
     return str(value)
 
 
@@ -165,8 +167,13 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
         )
     else:
         return BaselineSetup(max_drop=max_drop, min_hit_rate=min_hit_rate)
-    if update:
-        _check_writable(path, name)
+    problem = output_problem(path) if update else not_regular(path)
+    if update and not path.parent.is_dir():
+        problem = f"the folder {path.parent} does not exist; create it first"
+    if problem:
+        raise pytest.UsageError(
+            f"cannot {'write' if update else 'read'} baseline {name}: {problem}"
+        )
     if not path.exists():
         return BaselineSetup(path, name, update, None, not update, max_drop, min_hit_rate)
     try:
@@ -178,18 +185,6 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
             ) from None
         raise pytest.UsageError(str(exc)) from None
     return BaselineSetup(path, name, update, loaded, False, max_drop, min_hit_rate)
-
-
-def _check_writable(path: Path, name: str) -> None:
-    folder = path.parent
-    if not folder.is_dir():
-        raise pytest.UsageError(
-            f"cannot write baseline {name}: the folder {folder} does not exist; create it first"
-        )
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise pytest.UsageError(
-            f"cannot write baseline {name}: {folder} is read-only for this user"
-        )
 
 
 def _ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: int) -> int:
@@ -239,11 +234,13 @@ def _ini_settings(config: pytest.Config) -> Settings:
             raw, str
         ):
             try:
-                value = yaml.safe_load(raw)
+                value = load_inline(raw, key=option)
             except yaml.YAMLError:
                 raise pytest.UsageError(
-                    f"ini option {option}: cannot read {raw!r} as YAML or JSON"
+                    f"ini option {option}: cannot read {shown(raw)} as YAML or JSON"
                 ) from None
+            except ChunkrecallError as exc:
+                raise pytest.UsageError(str(exc)) from None
         if key == "corpus":
             value = list(raw)
         value, problem = check_setting(key, value)
@@ -267,11 +264,12 @@ def _gold_files(config: pytest.Config) -> set[Path] | None:
     for pattern in patterns:
         matches = glob.glob(str(config.rootpath / pattern), recursive=True)
         if not matches:
-            config.issue_config_time_warning(
+            warn_at_ini(
+                config,
                 pytest.PytestConfigWarning(
                     f"chunkrecall_gold pattern {pattern!r} matches no file under {config.rootpath}"
                 ),
-                stacklevel=2,
+                "chunkrecall_gold",
             )
         found.update(Path(match).resolve() for match in matches)
     return found

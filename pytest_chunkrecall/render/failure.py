@@ -5,6 +5,7 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
+from ..errors import shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
 
 _WHY = {
@@ -30,11 +31,11 @@ def explain(result: CaseResult) -> str:
     elif result.verdict == "absent" and result.docs is not None:
         why = _WHY_PINNED
     lines.append(f"chunkrecall: {result.verdict} — {why}")
-    lines.append(f"  question: {result.question}")
+    lines.append(f"  question: {trimmed(result.question)}")
     for needle in result.needles:
-        lines.append(f"  needle:   {needle!r}")
+        lines.append(f"  needle:   {shown(needle)}")
     if result.span is not None:
-        lines.append(f"  span:     {result.span!r} ({result.span_length} {result.unit})")
+        lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
     if result.docs is not None:
         lines.append(f"  doc:      {', '.join(result.docs)}")
     if result.verdict == "absent":
@@ -82,7 +83,7 @@ def _absent(result: CaseResult) -> list[str]:
     lines = []
     where = "in the documents doc names" if result.docs is not None else "in the corpus"
     if result.missing:
-        lines.append(f"  not {where}: {', '.join(repr(m) for m in result.missing)}")
+        lines.append(f"  not {where}: {', '.join(shown(m) for m in result.missing)}")
     for needle in result.outside:
         lines.append(f"  the needle {needle!r} is not inside the span as found")
     if result.elsewhere:
@@ -90,7 +91,7 @@ def _absent(result: CaseResult) -> list[str]:
     closest = result.closest
     if closest is not None and closest.text:
         lines.append(
-            f"  closest text: {closest.text!r} in {closest.doc} chunk {closest.index} "
+            f"  closest text: {shown(closest.text)} in {closest.doc} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
         )
     return lines

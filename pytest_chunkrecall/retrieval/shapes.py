@@ -10,9 +10,10 @@ from typing import Any
 
 from ..callables import accepts, iterable, shape, text_of
 from ..chunking.chunk import Chunk
-from ..errors import ChunkrecallError, describe, user_traceback
+from ..errors import USER_FAULTS, ChunkrecallError, describe, user_traceback
 from . import adapters
 from .adapters import SearchFunction
+from .duplicates import distinct
 
 RESULT_SHAPES = (
     "a Chunk, an int index into the chunk list, a str, an object with .text or "
@@ -70,12 +71,12 @@ def retrieved(
             found.append(_one_result(result, rank, chunks=chunks, by_text=by_text, name=name))
         except ChunkrecallError:
             raise
-        except Exception as exc:  # a property of the user's result object that raised
+        except USER_FAULTS as exc:  # a property of the user's result object that raised
             raise ChunkrecallError(
                 f"retriever {name}: reading its result at rank {rank} raised {describe(exc)}:\n"
                 f"{user_traceback(exc)}"
             ) from None
-    return found
+    return distinct(found, name=name)
 
 
 def _one_result(

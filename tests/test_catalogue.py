@@ -1,0 +1,638 @@
+"""The catalogue of hostile input and faults: each row a project on disk, a command line, the exit
+status and a fragment of the message a user must see, and the promise that no file changed.
+
+Rows marked ``resource`` could hang or fill the memory on a regression; they run in a
+subprocess under ``resource.setrlimit`` and a deadline, so that a regression fails in seconds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from .conftest import POLICIES, QUIET, assert_no_internals
+
+OK, FAILED, ERRORS, USAGE = 0, 1, 2, 4
+
+GOLD = """\
+cases:
+  - id: refund-window
+    question: What is the refund window?
+    needle: 30 days
+"""
+
+RAG = """
+import sys
+import time
+
+
+def exits(text, **ignored):
+    sys.exit(5)
+
+
+def raises(text, **ignored):
+    raise ValueError("boom")
+
+
+def endless(text, **ignored):
+    while True:
+        yield text[:10]
+
+
+def explodes_late(text, **ignored):
+    yield text[:10]
+    raise RuntimeError("half way")
+
+
+def search_exits(chunks):
+    def search(question, k):
+        sys.exit(3)
+    return search
+
+
+def build_exits(chunks):
+    raise SystemExit("no index today")
+
+
+def twice(chunks):
+    def search(question, k):
+        return [0, 0, 1, 1, 2][:k]
+    return search
+
+
+def sleepy(chunks):
+    def search(question, k):
+        time.sleep(30)
+        return [0]
+    return search
+
+
+def load_exits(path):
+    sys.exit(2)
+
+
+def negative(text):
+    return -len(text)
+
+
+def fraction(text):
+    return len(text) / 3
+"""
+
+
+def merge_bomb() -> str:
+    """Merge keys nine deep, each merging ten of the one before, in a case."""
+    text = "&m0 {question: What is the refund window?, needle: 30 days}"
+    for level in range(1, 10):
+        text = f"&m{level} {{<<: [{text}, " + ", ".join([f"*m{level - 1}"] * 9) + "]}"
+    return f"cases:\n  - <<: {text}\n    id: bomb\n"
+
+
+def alias_bomb(key: str) -> str:
+    """Nine nested aliases, each ten of the one before: 10**9 values from 600 bytes."""
+    lines = [f"{key}:", "  a: &a [x, x, x, x, x, x, x, x, x, x]"]
+    for previous, name in zip("abcdefghi", "bcdefghij", strict=True):
+        lines.append(f"  {name}: &{name} [" + ", ".join([f"*{previous}"] * 10) + "]")
+    return "\n".join(lines) + "\n" + GOLD
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario: files on top of the base project, a command line, what must come out."""
+
+    files: dict[str, str | bytes] = field(default_factory=dict)
+    args: tuple[str, ...] = ()
+    status: int = OK
+    says: str = ""  # a fragment of stdout + stderr
+    never: str = ""  # a fragment that must not appear
+    ini: str = ""
+    links: dict[str, str] = field(default_factory=dict)
+    fifos: tuple[str, ...] = ()
+    writes: tuple[str, ...] = ()  # files the run is meant to write
+    resource: bool = False
+    internals: bool = True  # check that no traceback of ours shows
+
+
+def gold(text: str) -> dict[str, str | bytes]:
+    return {"gold/a.yaml": textwrap.dedent(text).lstrip("\n")}
+
+
+BIG = "x" * 100_000
+
+ROWS: dict[str, Row] = {
+    # ---------------------------------------------------------------- YAML
+    "broken YAML": Row(gold("cases: [\n"), status=ERRORS, says="invalid YAML"),
+    "a tab in the indentation": Row(
+        gold("cases:\n\t- question: q\n\t  needle: 30 days\n"),
+        status=ERRORS,
+        says="gold/a.yaml:2: invalid YAML: a tab in the indentation",
+    ),
+    "a gold file that is not UTF-8": Row(
+        {"gold/a.yaml": GOLD.replace("refund window", "caf\xe9").encode("latin-1")},
+        status=ERRORS,
+        says="gold/a.yaml:3: not UTF-8 text: byte 0xe9 at column 30 cannot be read; save the file as UTF-8",
+    ),
+    "an alias bomb under chunker_args": Row(
+        {"gold/a.yaml": alias_bomb("chunker_args")},
+        status=ERRORS,
+        says="gold/a.yaml:2: 'chunker_args' expands through YAML aliases (*name) to more than 10,000 values",
+        resource=True,
+    ),
+    "an alias bomb under an unknown key": Row(
+        {"gold/a.yaml": alias_bomb("chunker_argz")},
+        status=ERRORS,
+        says="unknown key 'chunker_argz' in the gold file; did you mean 'chunker_args'?",
+        resource=True,
+    ),
+    "an alias that contains itself": Row(
+        gold("chunker_args: &loop {size: 80, again: *loop}\n" + GOLD),
+        status=ERRORS,
+        says="'chunker_args' contains itself through a YAML alias",
+    ),
+    "300 levels of brackets": Row(
+        gold("chunker_args: {size: " + "[" * 300 + "]" * 300 + "}\n" + GOLD),
+        status=ERRORS,
+        says="gold/a.yaml:1: 'chunker_args' is nested more than 64 levels deep",
+    ),
+    "two YAML documents in one file": Row(
+        gold(GOLD + "---\n" + GOLD), status=ERRORS, says="invalid YAML: expected a single document"
+    ),
+    "a NUL byte in a gold file": Row(
+        gold(GOLD.replace("refund window", "refund\0window")),
+        status=ERRORS,
+        says="gold/a.yaml:3: invalid YAML: the control character U+0000 is not allowed",
+    ),
+    "a gold file with a byte-order mark": Row(gold("\ufeff" + GOLD), says="1 passed"),
+    "a merge key": Row(
+        gold(
+            """
+            cases:
+              - &base
+                id: refund-window
+                question: What is the refund window?
+                needle: 30 days
+              - <<: *base
+                id: refund-again
+            """
+        ),
+        says="2 passed",
+    ),
+    "merge keys nine deep, ten wide": Row(
+        {"gold/a.yaml": merge_bomb()}, says="1 passed", resource=True
+    ),
+    "a merge key that merges a list": Row(
+        gold("cases:\n  - <<: [[a, b]]\n    question: q\n    needle: 30 days\n"),
+        status=ERRORS,
+        says="gold/a.yaml:2: '<<' merges a mapping (<<: *name) or a list of them, not a list",
+    ),
+    "a key given twice": Row(
+        gold("cases:\n  - question: q\n    question: r\n    needle: 30 days\n"),
+        status=ERRORS,
+        says="key 'question' is given twice in a case",
+    ),
+    "an empty gold file": Row(gold("# nothing yet\n"), status=ERRORS, says="the file is empty"),
+    "an empty cases list": Row(gold("cases: []\n"), status=ERRORS, says="'cases' is empty"),
+    "a case that is a list": Row(
+        gold("cases:\n  - [question, needle]\n"), status=ERRORS, says="a case must be a mapping"
+    ),
+    "an unknown key with a near miss": Row(
+        gold("cases:\n  - question: q\n    neddle: 30 days\n"),
+        status=ERRORS,
+        says="unknown key 'neddle' in a case; did you mean 'needle'?",
+    ),
+    "a misplaced case key": Row(
+        gold("needle: 30 days\n" + GOLD), status=ERRORS, says="'needle' belongs in a case"
+    ),
+    "no question": Row(
+        gold("cases:\n  - needle: 30 days\n"), status=ERRORS, says="this case has no 'question:'"
+    ),
+    "an empty needle in a list": Row(
+        gold('cases:\n  - question: q\n    needles: [30 days, ""]\n'),
+        status=ERRORS,
+        says="gold/a.yaml:3: item 2 of 'needles' is empty",
+    ),
+    "duplicate ids": Row(
+        gold(GOLD + "  - id: refund-window\n    question: again?\n    needle: 30 days\n"),
+        status=ERRORS,
+        says="duplicate case id 'refund-window' (first used on line 2)",
+    ),
+    "an id with ::": Row(
+        gold("cases:\n  - id: a::b\n    question: q\n    needle: 30 days\n"),
+        status=ERRORS,
+        says="'id' may not contain '::'",
+    ),
+    "a huge scalar is trimmed": Row(
+        gold(f"match: {BIG}\n" + GOLD),
+        status=ERRORS,
+        says="(100,000 characters)",
+        never="x" * 1_000,
+    ),
+    "a huge id is trimmed": Row(
+        gold(f"cases:\n  - id: '{BIG}::'\n    question: q\n    needle: n\n"),
+        status=ERRORS,
+        says="(100,002 characters)",
+        never="x" * 1_000,
+    ),
+    "a huge needle is trimmed in the failure": Row(
+        gold(f"cases:\n  - question: q{BIG}\n    needle: {BIG}\n"),
+        status=FAILED,
+        says="not in the corpus: 'xxxxx",
+        never="x" * 1_000,
+    ),
+    "a needle that is a mapping": Row(
+        gold("cases:\n  - question: q\n    needle: {a: 1}\n"),
+        status=ERRORS,
+        says="'needle' must be text, not a mapping",
+    ),
+    "a bad tag": Row(
+        gold("k: !!int three\n" + GOLD), status=ERRORS, says="gold/a.yaml:1: 'k' cannot be read"
+    ),
+    "xfail that is a number": Row(
+        gold(GOLD + "    xfail: 5\n"), status=ERRORS, says="'xfail' must be a reason (text) or true"
+    ),
+    "marks that are no names": Row(
+        gold(GOLD + "    marks: [1bad]\n"),
+        status=ERRORS,
+        says="'marks' must be a list of mark names",
+    ),
+    # ---------------------------------------------------------------- settings
+    "k of a billion": Row(
+        gold("k: 1000000000\n" + GOLD),
+        status=ERRORS,
+        says="gold/a.yaml:1: 'k' must be at most 10,000, not 1,000,000,000",
+    ),
+    "--chunkrecall-k of twenty digits": Row(
+        args=("--chunkrecall-k", "99999999999999999999"),
+        status=USAGE,
+        says="--chunkrecall-k must be at most 10,000",
+    ),
+    "k of zero": Row(gold("k: 0\n" + GOLD), status=ERRORS, says="'k' must be at least 1, not 0"),
+    "k that is true": Row(
+        gold("k: true\n" + GOLD), status=ERRORS, says="'k' must be a whole number of chunks"
+    ),
+    "chunker_args that are a list": Row(
+        gold("chunker_args: [80, 24]\n" + GOLD),
+        status=ERRORS,
+        says="'chunker_args' must be a mapping of argument names to values",
+    ),
+    "an overlap as large as the size": Row(
+        gold("chunker_args: {size: 80, overlap: 80}\n" + GOLD),
+        status=FAILED,
+        says="overlap must be a whole number from 0 to size - 1 (79), not 80",
+    ),
+    "a fuzzy threshold of 200": Row(
+        gold("fuzzy_threshold: 200\n" + GOLD), status=ERRORS, says="must be from 0 to 100, not 200"
+    ),
+    "a misspelt match mode": Row(
+        gold("match: fuzzzy\n" + GOLD), status=ERRORS, says="did you mean 'fuzzy'?"
+    ),
+    "a chunker that is no entry point": Row(
+        gold("chunker: notanentry\n" + GOLD), status=ERRORS, says="must be 'module:attr'"
+    ),
+    "a chunker module that does not exist": Row(
+        gold("chunker: nosuch.module:chunk\n" + GOLD),
+        status=ERRORS,
+        says="no module named 'nosuch'",
+    ),
+    "ini chunker_args that are no YAML": Row(
+        ini="chunkrecall_chunker_args = {size: [",
+        status=USAGE,
+        says="ini option chunkrecall_chunker_args: cannot read",
+    ),
+    "a chunkrecall_gold pattern that matches nothing": Row(
+        ini="chunkrecall_gold = golden/*.yaml",
+        status=5,  # no tests collected
+        says="pytest.ini:4: PytestConfigWarning: chunkrecall_gold pattern 'golden/*.yaml' matches no file",
+        never="options.py",
+    ),
+    "an alias bomb in ini chunker_args": Row(
+        ini="chunkrecall_chunker_args = {a: &a [x, x, x, x, x, x, x, x, x, x], "
+        + ", ".join(
+            f"{n}: &{n} [" + ", ".join([f"*{p}"] * 10) + "]"
+            for p, n in zip("abcdefghi", "bcdefghij", strict=True)
+        )
+        + "}",
+        status=USAGE,
+        says="ini option chunkrecall_chunker_args: 'chunkrecall_chunker_args' expands through YAML aliases",
+        resource=True,
+    ),
+    # ---------------------------------------------------------------- user code
+    "a chunker that calls sys.exit": Row(
+        gold("chunker: rag:exits\n" + GOLD),
+        status=FAILED,
+        says="chunker rag:exits raised on docs/a.md: SystemExit(5)",
+    ),
+    "a chunker that raises": Row(
+        gold("chunker: rag:raises\n" + GOLD), status=FAILED, says="ValueError: boom"
+    ),
+    "a chunker generator that raises half way": Row(
+        gold("chunker: rag:explodes_late\n" + GOLD),
+        status=FAILED,
+        says="chunker rag:explodes_late raised on docs/a.md: RuntimeError: half way",
+    ),
+    "a chunker without end": Row(
+        gold("chunker: rag:endless\n" + GOLD),
+        status=FAILED,
+        says="chunker rag:endless was stopped on docs/a.md: its chunks passed 20 times",
+        resource=True,
+    ),
+    "a retriever that calls sys.exit": Row(
+        gold("retriever: rag:search_exits\n" + GOLD),
+        status=FAILED,
+        says="retriever rag:search_exits raised SystemExit(3)",
+    ),
+    "a retriever factory that raises SystemExit": Row(
+        gold("retriever: rag:build_exits\n" + GOLD),
+        status=FAILED,
+        says="failed while building its index over",
+    ),
+    "a loader that calls sys.exit": Row(
+        ini="chunkrecall_loader = rag:load_exits",
+        status=FAILED,
+        says="loader rag:load_exits failed on docs/a.md",
+    ),
+    "a length function that returns negative numbers": Row(
+        ini="chunkrecall_length = rag:negative",
+        status=USAGE,
+        says="length function rag:negative returned -41; it must return a whole number, 0 or more",
+    ),
+    "a length function that returns fractions": Row(
+        ini="chunkrecall_length = rag:fraction",
+        status=USAGE,
+        says="length function rag:fraction returned 13.66",
+    ),
+    # ---------------------------------------------------------------- corpus
+    "a binary corpus file": Row(
+        {"docs/b.md": b"\xff\xfe\x00binary"},
+        status=FAILED,
+        says="corpus file docs/b.md is not UTF-8 text (byte 0xff at offset 0)",
+    ),
+    "a corpus that matches nothing": Row(
+        gold("corpus: ../nowhere/*.md\n" + GOLD), status=ERRORS, says="matches no file"
+    ),
+    "a corpus that matches only folders": Row(
+        {**gold("corpus: ../docs/su*\n" + GOLD), "docs/sub/x.txt": "x"},
+        status=ERRORS,
+        says="corpus pattern '../docs/su*' matches no file: it matches only folders",
+    ),
+    "a corpus symlink that leads to itself": Row(
+        gold("corpus: ../docs/loop.md\n" + GOLD),
+        links={"docs/loop.md": "loop.md"},
+        status=ERRORS,
+        says="../docs/loop.md is a symlink that leads to itself",
+        never="only folders",
+    ),
+    "a symlink cycle under **": Row(
+        gold("corpus: ../docs/**/*.md\n" + GOLD),
+        links={"docs/up": "..", "docs/again": ".."},
+        says="is a symlink back to ../docs, which is being walked already; skipped",
+        args=("gold/a.yaml",),
+        resource=True,
+    ),
+    "a corpus file linked from outside the project": Row(
+        links={"docs/extra.md": "/etc/passwd"},
+        status=ERRORS,
+        says="corpus file /etc/passwd lies outside the rootdir",
+    ),
+    "a corpus pattern that names a file elsewhere": Row(
+        gold("corpus: [../docs/*.md, /etc/passwd]\n" + GOLD),
+        status=ERRORS,
+        says="lies outside the rootdir",
+    ),
+    "a corpus link to the process environment": Row(
+        links={"docs/env.md": "/proc/self/environ"},
+        status=ERRORS,
+        says="lies outside the rootdir",
+    ),
+    "a FIFO among the corpus files": Row(fifos=("docs/pipe.md",), says="1 passed", resource=True),
+    "a FIFO among the gold files": Row(fifos=("gold/pipe.yaml",), says="1 passed", resource=True),
+    "a link to a device among the corpus files": Row(
+        links={"docs/zero.md": "/dev/zero"}, says="1 passed", resource=True
+    ),
+    "a corpus file outside, in chunkrecall_corpus_roots": Row(
+        links={"docs/extra.md": "/etc/passwd"},
+        ini="chunkrecall_corpus_roots = /etc",
+        says="1 passed",
+    ),
+    "a needle that is not in the corpus": Row(
+        gold("cases:\n  - question: q\n    needle: 45 days\n"), status=FAILED, says="absent"
+    ),
+    # ---------------------------------------------------------------- outputs
+    "a report into a folder": Row(
+        {"out/keep": "x"},
+        args=("--chunkrecall-report", "out"),
+        status=USAGE,
+        says="--chunkrecall-report out: it is a folder, not a regular file",
+    ),
+    "a report into a FIFO": Row(
+        args=("--chunkrecall-report", "pipe"),
+        fifos=("pipe",),
+        resource=True,
+        status=USAGE,
+        says="--chunkrecall-report pipe: it is a FIFO (named pipe), not a regular file",
+    ),
+    "a report through a link to a stream": Row(
+        args=("--chunkrecall-report", "stdout.json"),
+        links={"stdout.json": "/proc/self/fd/1"},
+        status=USAGE,
+        says="not a file with a name",
+    ),
+    "a report below a file": Row(
+        args=("--chunkrecall-report", "docs/a.md/r.json"),
+        status=USAGE,
+        says="is a file, not a folder",
+    ),
+    "a report through a symlink loop": Row(
+        args=("--chunkrecall-report", "r.json"),
+        links={"r.json": "r.json"},
+        status=USAGE,
+        says="--chunkrecall-report r.json: it is a symlink loop",
+    ),
+    "a report written": Row(
+        args=("--chunkrecall-report", "r.json"), writes=("r.json",), says="JSON report written"
+    ),
+    # ---------------------------------------------------------------- baselines
+    "a baseline that is no JSON": Row(
+        {"b.json": "{not json"},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is not valid JSON (line 1, column 2",
+    ),
+    "a foreign baseline": Row(
+        {"b.json": '{"a": 1}'},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="b.json is not a chunkrecall baseline",
+    ),
+    "a baseline whose format is text": Row(
+        {"b.json": '{"chunkrecall_baseline": "1", "gold_files": {}}'},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json has format '1' (text, not the number 1), and this pytest-chunkrecall reads format 1",
+    ),
+    "a newer baseline": Row(
+        {"b.json": '{"chunkrecall_baseline": 7, "gold_files": {}}'},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="upgrade pytest-chunkrecall",
+    ),
+    "a damaged baseline": Row(
+        {"b.json": '{"chunkrecall_baseline": 1, "gold_files": {"g": {"cases": {"c": {}}}}}'},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is damaged: g::c has no known verdict",
+    ),
+    "an empty baseline": Row(
+        {"b.json": ""},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is not valid JSON (line 1, column 1",
+    ),
+    "a baseline nested a hundred thousand deep": Row(
+        {"b.json": "[" * 100_000},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json is nested too deeply to be a baseline",
+    ),
+    "a baseline with a rank that is no number": Row(
+        {
+            "b.json": '{"chunkrecall_baseline": 1, "gold_files": {"g": {"cases": '
+            '{"c": {"verdict": "hit", "rank": NaN}}}}}'
+        },
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="g::c has rank nan, not a whole number or null",
+    ),
+    "a baseline that is a symlink loop": Row(
+        args=("--chunkrecall-baseline", "b.json"),
+        links={"b.json": "b.json"},
+        status=USAGE,
+        says="cannot read baseline b.json: it is a symlink loop",
+    ),
+    "updating a corrupt baseline": Row(
+        {"b.json": "{not json"},
+        args=("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"),
+        status=USAGE,
+        says="the file was left as it is; nothing was written",
+    ),
+    "a baseline that is a FIFO": Row(
+        args=("--chunkrecall-baseline", "b.json"),
+        fifos=("b.json",),
+        status=USAGE,
+        says="cannot read baseline b.json: it is a FIFO (named pipe), not a regular file",
+        resource=True,
+    ),
+    "updating a baseline that is a folder": Row(
+        {"b.json/keep": ""},
+        args=("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"),
+        status=USAGE,
+        says="cannot write baseline b.json: it is a folder, not a regular file",
+    ),
+    "a baseline written through a link": Row(
+        {"ci/keep": ""},
+        args=("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"),
+        links={"b.json": "ci/b.json"},
+        writes=("ci/b.json",),
+        says="baseline b.json written: 1 cases",
+    ),
+}
+
+
+def snapshot(root: Path) -> dict[str, tuple[int, int, str]]:
+    """Every path below ``root`` (links not followed): file type, mode, and content digest."""
+    found = {}
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in ("__pycache__", ".pytest_cache")]
+        for name in dirs + files:
+            path = Path(folder, name)
+            st = os.lstat(path)
+            digest = (
+                hashlib.sha256(path.read_bytes()).hexdigest()
+                if stat.S_ISREG(st.st_mode)
+                else os.readlink(path)
+                if stat.S_ISLNK(st.st_mode)
+                else ""
+            )
+            found[str(path.relative_to(root))] = (
+                stat.S_IFMT(st.st_mode),
+                stat.S_IMODE(st.st_mode),
+                digest,
+            )
+    return found
+
+
+def build(root: Path, row: Row) -> None:
+    files: dict[str, str | bytes] = {
+        "docs/a.md": POLICIES,
+        "rag.py": RAG,
+        "gold/a.yaml": GOLD,
+        "pytest.ini": "[pytest]\npythonpath = .\nchunkrecall_corpus = docs/*.md\n" + row.ini + "\n",
+        **row.files,
+    }
+    for name, content in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    for name, target in row.links.items():
+        os.symlink(target, root / name)
+    for name in row.fifos:
+        os.mkfifo(root / name)
+
+
+LIMITS = """
+import resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
+import pytest
+sys.exit(pytest.main(sys.argv[1:]))
+"""
+
+
+def run(pytester: pytest.Pytester, row: Row) -> tuple[int, str]:
+    args = (*QUIET, "-p", "no:cacheprovider", *row.args)
+    if not row.resource:
+        result = pytester.runpytest(*args)
+        if row.internals:
+            assert_no_internals(result)
+        return int(result.ret), "\n".join(result.outlines + result.errlines)
+    done = subprocess.run(
+        [sys.executable, "-c", LIMITS, *args],
+        cwd=pytester.path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    output = done.stdout + done.stderr
+    if row.internals:
+        assert "Traceback (most recent" not in output, output
+        assert "pytest_chunkrecall" + os.sep not in output, output
+    return done.returncode, output
+
+
+@pytest.mark.parametrize("name", list(ROWS))
+def test_catalogue(pytester: pytest.Pytester, name: str) -> None:
+    row = ROWS[name]
+    build(pytester.path, row)
+    before = snapshot(pytester.path)
+    status, output = run(pytester, row)
+    assert status == row.status, output
+    assert row.says in output, output
+    if row.never:
+        assert row.never not in output
+    after = snapshot(pytester.path)
+    for written in row.writes:
+        assert written in after and written not in before, f"{written} was not written"
+        del after[written]
+    assert after == before, "files changed"
