@@ -7,6 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis.drift import fingerprint
 from ..chunking.shapes import CONFIGURED, check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
@@ -126,6 +127,7 @@ class Plan:
             "match": self.settings.match or DEFAULT_MATCH,
             "unit": self.unit,
             "geometry": suite.geometry(self.measure),
+            "fingerprints": {doc.id: fingerprint(doc.text) for doc in suite.documents},
         }
 
 

@@ -12,28 +12,34 @@ from pathlib import Path
 
 import pytest
 
-from ..evaluation.results import Totals
+from ..analysis.gating import GateOutcome
+from ..analysis.record import RunRecord
 from ..files import write_atomically
 from ..render import json_report, markdown
-from .gate import GateOutcome, accept_command
+from .gate import fail, run_accept_command
 from .options import OPTIONS
-from .recorder import Recorder
 
 
-def write_outputs(recorder: Recorder, outcome: GateOutcome, session: pytest.Session) -> None:
+def write_outputs(
+    config: pytest.Config, record: RunRecord, outcome: GateOutcome, session: pytest.Session
+) -> None:
     """Write the report and the Markdown the options ask for."""
-    options = recorder.config.stash[OPTIONS]
+    options = config.stash[OPTIONS]
+    setup = options.baseline
     if options.report:
-        _write(outcome, session, Path(options.report), json_report.dumps(recorder.report(outcome)))
+        report = record.report(
+            outcome,
+            baseline_name=setup.name if setup.path is not None else None,
+            alpha=setup.gates.alpha,
+        )
+        _write(outcome, session, Path(options.report), json_report.dumps(report))
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not options.markdown and not step_summary:
         return
     text = markdown.render(
-        Totals.of(recorder.results()),
-        [(s.path, s.info, s.results) for s in recorder.gold_files()],
-        outcome.comparison,
-        outcome.failures,
-        accept=accept_command(recorder.config),
+        record,
+        outcome,
+        accept=run_accept_command(config),
         failed=session.exitstatus != pytest.ExitCode.OK,
     )
     if options.markdown:
@@ -55,4 +61,4 @@ def _write(outcome: GateOutcome, session: pytest.Session, path: Path, text: str)
         write_atomically(path, text)
     except OSError as exc:
         outcome.failures.append(f"cannot write {path}: {exc.strerror or exc}")
-        outcome.fail(session)
+        fail(outcome, session)

@@ -5,6 +5,7 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
+from ..analysis.drift import DOCUMENT_CHANGED
 from ..evaluation.results import CaseResult, ChunkView
 
 _WHY = {
@@ -21,6 +22,7 @@ def explain(result: CaseResult) -> str:
     if was is not None and was.get("verdict") == "hit":
         lines.append(
             f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
+            + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
         )
     lines.append(f"chunkrecall: {result.verdict} — {_WHY[result.verdict].format(k=result.k)}")
     lines.append(f"  question: {result.question}")
