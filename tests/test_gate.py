@@ -88,6 +88,7 @@ def gate_line(result: pytest.RunResult) -> str:
     return next(line for line in result.outlines if line.startswith("chunkrecall gate:"))
 
 
+@pytest.mark.slow
 def test_eight_regressions_fail_the_cases_gate(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(EIGHT_THREE)
@@ -105,6 +106,7 @@ def test_eight_regressions_fail_the_cases_gate(scenario: Scenario) -> None:
     assert comparison["p_value"] == 0.113281  # 232/2048, to six digits
 
 
+@pytest.mark.slow
 def test_eight_regressions_pass_the_significant_gate(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(EIGHT_THREE)
@@ -135,6 +137,7 @@ def test_eight_regressions_pass_the_significant_gate(scenario: Scenario) -> None
     assert "the total decides" in reasons[0]
 
 
+@pytest.mark.slow
 def test_thirty_regressions_fail_the_significant_gate(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(set(range(30)) | set(range(160, CASES)))
@@ -154,6 +157,7 @@ def test_thirty_regressions_fail_the_significant_gate(scenario: Scenario) -> Non
     assert comparison["delta_points"] == -15.0
 
 
+@pytest.mark.slow
 def test_min_effect_lets_a_small_significant_drop_pass(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(set(range(30)) | set(range(160, CASES)))
@@ -166,6 +170,7 @@ def test_min_effect_lets_a_small_significant_drop_pass(scenario: Scenario) -> No
     )
 
 
+@pytest.mark.slow
 def test_max_drop_and_min_hit_rate_still_gate_under_significant(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(EIGHT_THREE)
@@ -185,6 +190,7 @@ def test_max_drop_and_min_hit_rate_still_gate_under_significant(scenario: Scenar
     )
 
 
+@pytest.mark.slow
 def test_the_summary_and_markdown_show_intervals(scenario: Scenario) -> None:
     scenario.accept_baseline()
     scenario.misses(EIGHT_THREE)
