@@ -228,3 +228,61 @@ def test_bad_gate_options_are_usage_errors_before_any_test(
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
     assert "passed" not in result.stdout.str()
+
+
+@pytest.mark.slow
+def test_a_compare_run_names_what_changed_and_how_to_accept_it(scenario: Scenario) -> None:
+    path = scenario.pytester.path
+    facts = path / "docs" / "facts.md"
+    lines = facts.read_text().splitlines(keepends=True)
+    facts.write_text("".join(lines[:100]))
+    (path / "docs" / "more.md").write_text("".join(lines[100:]))
+    gold = path / "gold" / "facts.yaml"
+    gold.write_text(gold.read_text().replace("../docs/facts.md", "../docs/*.md"))
+    scenario.accept_baseline()
+    scenario.misses({0, 100} | set(range(160, CASES)))
+    changed = facts.read_text().replace("item 000 is Q00000X.", "item 000 is Q00000X, checked.")
+    facts.write_text(changed)
+    (path / "docs" / "extra.md").write_text("Nothing about items here.\n")
+    args = ("-o", "chunkrecall_match=exact", "--chunkrecall-k", "2")
+    result = scenario.run(
+        "--chunkrecall-baseline", BASELINE, "--chunkrecall-report", "r.json", *args
+    )
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: regression — a hit at rank 1 in the baseline, now ranked_out "
+            "(document changed since the baseline)",
+            "  regression gold/facts.yaml::c000-even: hit at rank 1 -> ranked_out "
+            "(document changed since the baseline)",
+            "  regression gold/facts.yaml::c100-even: hit at rank 1 -> ranked_out",
+            "chunkrecall: changed since baseline ci/baseline.json:",
+            '  gold/facts.yaml: k: 1 -> 2; match: "normalized" -> "exact"',
+            "  documents changed: docs/facts.md",
+            "  documents added: docs/extra.md",
+            "chunkrecall: to accept this state as the new baseline, run: pytest "
+            "--chunkrecall-update-baseline --chunkrecall-baseline ci/baseline.json "
+            "-o chunkrecall_match=exact --chunkrecall-k 2",
+        ]
+    )
+    drift = scenario.report("r.json")["baseline"]["drift"]
+    assert drift == {
+        "setup": {"gold/facts.yaml": ["k: 1 -> 2", 'match: "normalized" -> "exact"']},
+        "documents_changed": ["docs/facts.md"],
+        "documents_added": ["docs/extra.md"],
+        "documents_removed": [],
+    }
+    assert scenario.report("r.json")["baseline"]["documents_changed_regressions"] == [
+        "gold/facts.yaml::c000-even"
+    ]
+    # The printed command accepts exactly this state: afterwards nothing has changed.
+    accepted = scenario.run(
+        "--chunkrecall-update-baseline", "--chunkrecall-baseline", BASELINE, *args
+    )
+    assert accepted.ret == 0
+    again = scenario.run("--chunkrecall-baseline", BASELINE, *args)
+    assert again.ret == 0
+    again.stdout.fnmatch_lines(
+        ["chunkrecall baseline ci/baseline.json: 0 regressions, 0 improvements, *"]
+    )
+    assert "changed since baseline" not in again.stdout.str()
