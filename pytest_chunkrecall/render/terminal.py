@@ -205,7 +205,7 @@ def sweep_lines(spec: str, rows: list[Mapping[str, Any]], *, alpha: float = 0.05
             cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)
         ]
         lines.append("  " + "  ".join(cells).rstrip())
-    if any(row.get("p_holm") is not None for row in rows):
+    if any(row.get("significant") for row in rows):
         lines.append(
             f"  * differs from the configured setting at {alpha:g} (exact two-sided McNemar on "
             f"the same cases, Holm-adjusted across {len(rows) - 1} settings)"
