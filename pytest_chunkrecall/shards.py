@@ -36,7 +36,10 @@ COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit stat
 
 def configure_merge(parser: argparse.ArgumentParser) -> None:
     """``merge R1.json R2.json … --out M.json [--force]``."""
-    parser.add_argument("reports", type=Path, nargs="+", metavar="REPORT.json")
+    parser.add_argument(
+        "reports", type=Path, nargs="+", metavar="REPORT.json",
+        help="The --chunkrecall-report files of the shards, each case in one of them",
+    )  # fmt: skip
     parser.add_argument(
         "--out", type=Path, required=True, metavar="M.json", help="The merged report to write"
     )
@@ -48,14 +51,37 @@ def configure_merge(parser: argparse.ArgumentParser) -> None:
 def configure_compare(parser: argparse.ArgumentParser) -> None:
     """``compare M.json --baseline B.json [--gate …] [--markdown PATH]`` and the gate's options."""
     parser.add_argument("report", type=Path, metavar="REPORT.json", help="A (merged) report")
-    parser.add_argument("--baseline", type=Path, required=True, metavar="B.json")
-    parser.add_argument("--gate", choices=GATES, default="cases", help="As chunkrecall_gate")
-    parser.add_argument("--alpha", type=float, default=0.05, help="As chunkrecall_alpha")
-    parser.add_argument("--min-effect", type=float, default=0.0, help="As chunkrecall_min_effect")
-    parser.add_argument("--max-drop", type=float, help="As chunkrecall_max_drop")
-    parser.add_argument("--min-hit-rate", type=float, help="As chunkrecall_min_hit_rate")
-    parser.add_argument("--markdown", type=Path, metavar="PATH", help="Write the Markdown summary")
-    parser.add_argument("--report-out", type=Path, metavar="PATH", help="Write the gated report")
+    parser.add_argument(
+        "--baseline", type=Path, required=True, metavar="B.json",
+        help="The baseline, as written by pytest --chunkrecall-update-baseline",
+    )  # fmt: skip
+    parser.add_argument(
+        "--gate", choices=GATES, default="cases",
+        help="As the ini option chunkrecall_gate (default: cases)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--alpha", type=float, default=0.05, metavar="P",
+        help="As chunkrecall_alpha (default: 0.05)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-effect", type=float, default=0.0, metavar="POINTS",
+        help="As chunkrecall_min_effect (default: 0)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--max-drop", type=float, metavar="POINTS",
+        help="As chunkrecall_max_drop (default: 0 with --gate cases, no limit with significant)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--min-hit-rate", type=float, metavar="SHARE", help="As chunkrecall_min_hit_rate, 0 to 1"
+    )
+    parser.add_argument(
+        "--markdown", type=Path, metavar="PATH",
+        help="Write the Markdown summary to PATH (it is also appended to $GITHUB_STEP_SUMMARY)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--report-out", type=Path, metavar="PATH",
+        help="Write the report with the comparison, as the single run's --chunkrecall-report",
+    )  # fmt: skip
     parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )
@@ -77,7 +103,7 @@ def run_merge(args: argparse.Namespace) -> int:
         )
     record = merge([(str(path), read_report(path)) for path in inputs])
     report = record.report(GateOutcome(), baseline_name=None)
-    write_atomically(out, json_report.dumps(report))
+    _write(out, json_report.dumps(report))
     cases, files = len(record.cases), len(record.gold_file_paths())
     print(
         f"merge: {len(inputs)} reports, {cases} case{'s' * (cases != 1)} of "
@@ -116,7 +142,7 @@ def run_compare(args: argparse.Namespace) -> int:
     )
     if args.report_out is not None:
         report = record.report(outcome, baseline_name=str(args.baseline), alpha=settings.alpha)
-        write_atomically(args.report_out, json_report.dumps(report))
+        _write(args.report_out, json_report.dumps(report))
     context = SummaryContext(
         baseline_name=str(args.baseline),
         accept=accept,
@@ -128,12 +154,20 @@ def run_compare(args: argparse.Namespace) -> int:
         print(line)
     text = markdown.render(record, outcome, accept=accept, failed=bool(status))
     if args.markdown is not None:
-        write_atomically(args.markdown, text)
+        _write(args.markdown, text)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
         with open(step_summary, "a", encoding="utf-8") as handle:
             handle.write(text)
     return status
+
+
+def _write(path: Path, text: str) -> None:
+    """Write one of the command's files whole, or say why it cannot be written."""
+    try:
+        write_atomically(path, text)
+    except OSError as exc:
+        raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
 def _settings(args: argparse.Namespace) -> GateSettings:

@@ -82,8 +82,8 @@ def summary_lines(
     lines += [(f"chunkrecall: FAILED: {failure}", "red_bold") for failure in outcome.failures]
     if context.report_path:
         lines.append((f"chunkrecall: JSON report written to {context.report_path}", "plain"))
-    changed = comparison is not None and (
-        comparison.regressions or comparison.improvements or comparison.new
+    changed = comparison is not None and bool(
+        comparison.regressions or comparison.improvements or comparison.new or outcome.drift
     )
     if context.accept is not None and (outcome.failures or changed):
         lines.append(
