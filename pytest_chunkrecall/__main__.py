@@ -7,6 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from . import shards
 from .errors import ChunkrecallError
 from .importing import cli as importing
 
@@ -26,6 +27,8 @@ class Command:
 
 
 COMMANDS: tuple[Command, ...] = (
+    Command("merge", shards.MERGE_HELP, shards.configure_merge, shards.run_merge),
+    Command("compare", shards.COMPARE_HELP, shards.configure_compare, shards.run_compare),
     Command("import", importing.IMPORT_HELP, importing.configure_import, importing.run),
     Command("export", importing.EXPORT_HELP, importing.configure_export, importing.run),
 )

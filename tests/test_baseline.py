@@ -371,8 +371,10 @@ def test_markdown_summary_names_regressions_and_worst_splits(shop, monkeypatch):
     monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(step_summary))
     shop.run("--chunkrecall-markdown", "out/summary.md")
     text = (shop.pytester.path / "out" / "summary.md").read_text()
-    assert text.startswith("## chunkrecall: hit-rate 1/6 (16.7%), split spans 4 — failed")
-    assert "| `gold/policies.yaml` | 1/6 (16.7%) | 4 | 7 |" in text
+    assert text.startswith(
+        "## chunkrecall: hit-rate 1/6 (16.7%) [95% CI 3.0-56.4%], split spans 4 — failed"
+    )
+    assert "| `gold/policies.yaml` | 1/6 (16.7%) [95% CI 3.0-56.4%] | 4 | 7 |" in text
     assert "### Regressions (3)" in text
     assert "- `gold/policies.yaml::refund-window`: hit at rank 1 → **split**" in text
     assert "### Worst split spans" in text
@@ -462,7 +464,7 @@ def test_a_crashed_worker_does_not_take_the_summary_with_it(shop):
         [
             "*worker 'gw*' crashed while running 'gold/policies.yaml::warranty'*",
             "*= chunkrecall =*",
-            "chunkrecall: hit-rate 3/5 (60.0%), split spans 1",
+            "chunkrecall: hit-rate 3/5 (60.0%) [95% CI 23.1-88.2%], split spans 1",
             "verdicts: hit 3, split 1, ranked_out 0, absent 1 (1 of the 2 misses expected)",
         ]
     )
@@ -493,7 +495,7 @@ def test_the_plugin_works_where_xdist_is_not_installed(shop, monkeypatch):
     result.stdout.fnmatch_lines(
         [
             "*xdist imported: False",
-            "chunkrecall: hit-rate 4/6 (66.7%), split spans 1",
+            "chunkrecall: hit-rate 4/6 (66.7%) [95% CI 30.0-90.3%], split spans 1",
             "*known miss in baseline: split*",
         ]
     )
@@ -502,7 +504,9 @@ def test_the_plugin_works_where_xdist_is_not_installed(shop, monkeypatch):
 def test_the_markdown_summary_says_failed_when_a_case_fails_without_a_baseline(shop):
     shop.run("--chunkrecall-markdown", "m.md")  # no baseline yet: customs fails plainly
     text = (shop.pytester.path / "m.md").read_text()
-    assert text.startswith("## chunkrecall: hit-rate 4/6 (66.7%), split spans 1 — failed")
+    assert text.startswith(
+        "## chunkrecall: hit-rate 4/6 (66.7%) [95% CI 30.0-90.3%], split spans 1 — failed"
+    )
 
 
 def test_selecting_only_new_cases_raises_no_alarm_about_the_baseline(shop):

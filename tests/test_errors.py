@@ -312,7 +312,7 @@ def test_the_gold_file_lines_stay_when_the_retriever_fails_for_a_question(shop):
     result.stdout.fnmatch_lines(
         lines(
             "chunkrecall: retriever flaky:build raised RuntimeError: index offline for the question 'refund window':",
-            "gold/policies.yaml: hit-rate 1/1 (100.0%), split spans 0",
+            "gold/policies.yaml: hit-rate 1/1 (100.0%) [95% CI 20.7-100.0%], split spans 0",
             "  corpus docs/policies.md: 1 doc, 502 chars; chunker *; retriever flaky:build, k=5",
             "chunkrecall: 1 case could not be evaluated and is not counted; see the errors above",
         )

@@ -39,11 +39,11 @@ COMMANDS = {
 }
 SUMMARIES = {
     "BM25": [
-        "chunkrecall: hit-rate 61/64 (95.3%), split spans 1",
+        "chunkrecall: hit-rate 61/64 (95.3%) [95% CI 87.1-98.4%], split spans 1",
         "verdicts: hit 61, split 1, ranked_out 2, absent 0",
     ],
     "dense": [
-        "chunkrecall: hit-rate 59/64 (92.2%), split spans 1",
+        "chunkrecall: hit-rate 59/64 (92.2%) [95% CI 83.0-96.6%], split spans 1",
         "verdicts: hit 59, split 1, ranked_out 4, absent 0",
     ],
 }

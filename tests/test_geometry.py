@@ -184,8 +184,8 @@ def test_summary_shows_overlap_span_lengths_ceiling_and_prediction(storefront):
     result.assert_outcomes(passed=4, xfailed=1)
     result.stdout.fnmatch_lines(
         [
-            "chunkrecall: hit-rate 4/5 (80.0%), split spans 1",
-            "gold/policies.yaml: hit-rate 4/5 (80.0%), split spans 1",
+            "chunkrecall: hit-rate 4/5 (80.0%) [95% CI 37.6-96.4%], split spans 1",
+            "gold/policies.yaml: hit-rate 4/5 (80.0%) [95% CI 37.6-96.4%], split spans 1",
             "*chunker pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=24) -> 9 chunks (index x1.38*",
             "  geometry: overlap configured 24, effective overlap 24; 0 of 8 boundaries share no text;"
             " spans p50 *, p90 *, max 114 chars; kept whole 80.0%, predicted *",
@@ -290,10 +290,10 @@ def test_sweep_prints_a_table_and_the_tests_keep_the_configured_setting(storefro
     result.stdout.fnmatch_lines(
         [
             "chunkrecall sweep 'overlap=0,24':",
-            "  setting *chunks*index x*split spans*hit-rate@k*change",
+            "  setting *chunks*index x*split spans*hit-rate@k*change*p (Holm)",
             "  configured (overlap=0) * 7 * 1.00 * 4 * 1/5 (20.0%)",
-            "  overlap=0 * 7 * 1.00 * 4 * 1/5 (20.0%) * +0.0 pts",
-            "  overlap=24 * 9 * 1.38 * 1 * 4/5 (80.0%) * +60.0 pts",
+            "  overlap=0 * 7 * 1.00 * 4 * 1/5 (20.0%) * +0.0 pts *1.000",
+            "  overlap=24 * 9 * 1.38 * 1 * 4/5 (80.0%) * +60.0 pts *0.500",
         ]
     )
     rows = json.loads((pytester.path / "r.json").read_text())["sweep"]["rows"]

@@ -63,7 +63,9 @@ def test_the_fix_and_the_expected_failure_work_as_described(tutorial):
     gold.write_text(fixed + ceiling)
     result = tutorial.runpytest()
     result.assert_outcomes(passed=2, xfailed=1)
-    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 2/3 (66.7%), split spans 1"])
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: hit-rate 2/3 (66.7%) [95% CI 20.8-93.9%], split spans 1"]
+    )
     quoted = re.search(
         r"`(! 1 span longer than every chunk[^`]*)`", README.replace("\n", " ")
     ).group(1)

@@ -49,8 +49,8 @@ def test_summary_lines(shop):
     result.stdout.fnmatch_lines(
         lines(
             "*= chunkrecall =*",
-            "chunkrecall: hit-rate 2/5 (40.0%), split spans 3",
-            "gold/policies.yaml: hit-rate 2/5 (40.0%), split spans 3",
+            "chunkrecall: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
+            "gold/policies.yaml: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
             "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
             " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=0) -> 7 chunks (index x1.00);"
             " retriever rag:keywords, k=1",
@@ -128,7 +128,9 @@ def test_marks_from_yaml_select_cases(shop):
     shop.ini("markers =\n    slow: slow cases")
     result = shop.run("-m", "slow", "--strict-markers")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 0/1 (0.0%), split spans 1"])
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: hit-rate 0/1 (0.0%) [95% CI 0.0-79.3%], split spans 1"]
+    )
     result = shop.run("-m", "not slow")
     result.assert_outcomes(passed=1, failed=1, xfailed=1, xpassed=1, skipped=1, deselected=1)
 
@@ -139,7 +141,9 @@ def test_summary_counts_only_the_cases_that_ran(shop):
     result.assert_outcomes(passed=1, xpassed=1, deselected=4)
     assert report["totals"]["cases"] == 2
     assert [c["id"] for c in report["cases"]] == ["fee", "fee-again"]
-    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 2/2 (100.0%), split spans 0"])
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: hit-rate 2/2 (100.0%) [95% CI 34.2-100.0%], split spans 0"]
+    )
 
 
 def test_one_line_per_gold_file(shop):
@@ -159,11 +163,11 @@ def test_one_line_per_gold_file(shop):
     result, report = shop.report()
     result.stdout.fnmatch_lines(
         lines(
-            "chunkrecall: hit-rate 3/6 (50.0%), split spans 3",
-            "gold/care.yaml: hit-rate 1/1 (100.0%), split spans 0",
+            "chunkrecall: hit-rate 3/6 (50.0%) [95% CI 18.8-81.2%], split spans 3",
+            "gold/care.yaml: hit-rate 1/1 (100.0%) [95% CI 20.7-100.0%], split spans 0",
             "  corpus ../docs/care.md: 1 doc, * chars; chunker rag:sentences -> 3 chunks (index x*);"
             " retriever pytest_chunkrecall.retrievers:bm25, k=3",
-            "gold/policies.yaml: hit-rate 2/5 (40.0%), split spans 3",
+            "gold/policies.yaml: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
         )
     )
     assert [g["path"] for g in report["gold_files"]] == ["gold/care.yaml", "gold/policies.yaml"]

@@ -68,12 +68,12 @@ def test_overlap_recovers_the_facts_a_window_edge_cut(shop):
     result.assert_outcomes(passed=5, failed=5)
     result.stdout.fnmatch_lines(
         lines(
-            "chunkrecall: hit-rate 5/10 (50.0%), split spans 5",
-            "gold/overlap0.yaml: hit-rate 1/5 (20.0%), split spans 4",
+            "chunkrecall: hit-rate 5/10 (50.0%) [95% CI 23.7-76.3%], split spans 5",
+            "gold/overlap0.yaml: hit-rate 1/5 (20.0%) [95% CI 3.6-62.4%], split spans 4",
             "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
             " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=0) -> 7 chunks (index x1.00);"
             " retriever top1 (from pytest_chunkrecall_retriever), k=1",
-            "gold/overlap24.yaml: hit-rate 4/5 (80.0%), split spans 1",
+            "gold/overlap24.yaml: hit-rate 4/5 (80.0%) [95% CI 37.6-96.4%], split spans 1",
             "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
             " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=24) -> 9 chunks (index x1.38);*",
             "verdicts: hit 5, split 5, ranked_out 0, absent 0",
@@ -273,7 +273,9 @@ def test_a_cut_span_fails_as_split_though_its_needle_came_back(windows):
     assert cases["express"]["rank"] is None
     assert (cases["fee"]["verdict"], cases["fee"]["span_split"]) == ("hit", False)
     assert report["totals"]["split_spans"] == 1
-    result.stdout.fnmatch_lines(["chunkrecall: hit-rate 1/2 (50.0%), split spans 1"])
+    result.stdout.fnmatch_lines(
+        ["chunkrecall: hit-rate 1/2 (50.0%) [95% CI 9.5-90.5%], split spans 1"]
+    )
 
 
 def test_absent_needle_is_a_gold_error_with_the_closest_text(windows):

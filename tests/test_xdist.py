@@ -86,7 +86,9 @@ def test_two_workers_give_the_serial_summary_and_report(suite):
         "xpassed",
         "skipped",
     }
-    assert summary(serial)[1].startswith("chunkrecall: hit-rate 7/14 (50.0%), split spans 5")
+    assert summary(serial)[1].startswith(
+        "chunkrecall: hit-rate 7/14 (50.0%) [95% CI 26.8-73.2%], split spans 5"
+    )
 
 
 def test_a_broken_gold_file_under_xdist_is_reported_without_internals(suite):

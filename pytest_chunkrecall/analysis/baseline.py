@@ -37,10 +37,12 @@ class Entry:
 
 @dataclass(frozen=True)
 class Baseline:
-    """Entries by gold file and case id, and what each gold file was evaluated with."""
+    """Entries by gold file and case id, what each gold file was evaluated with, and the
+    sha256 of each of its corpus documents."""
 
     cases: dict[str, dict[str, Entry]] = field(default_factory=dict)
     setups: dict[str, dict[str, Any]] = field(default_factory=dict)
+    documents: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def get(self, gold_file: str, case_id: str) -> Entry | None:
         return self.cases.get(gold_file, {}).get(case_id)
@@ -106,6 +108,7 @@ def load(path: Path, *, name: str) -> Baseline:
 def _entries(data: Mapping[str, Any]) -> Baseline:
     cases: dict[str, dict[str, Entry]] = {}
     setups: dict[str, dict[str, Any]] = {}
+    documents: dict[str, dict[str, str]] = {}
     gold_files = data.get("gold_files")
     if not isinstance(gold_files, dict):
         raise ValueError("'gold_files' must be a mapping of gold file paths")
@@ -123,7 +126,13 @@ def _entries(data: Mapping[str, Any]) -> Baseline:
             entries[str(case_id)] = Entry(entry["verdict"], rank, bool(entry.get("span_split")))
         cases[str(gold_file)] = entries
         setups[str(gold_file)] = dict(body.get("setup") or {})
-    return Baseline(cases, setups)
+        fingerprints = body.get("documents") or {}  # older baselines have none
+        if not isinstance(fingerprints, dict) or not all(
+            isinstance(v, str) for v in fingerprints.values()
+        ):
+            raise ValueError(f"{gold_file!r} has 'documents' that are not document fingerprints")
+        documents[str(gold_file)] = {str(doc): sha for doc, sha in fingerprints.items()}
+    return Baseline(cases, setups, documents)
 
 
 def updated(
@@ -132,16 +141,19 @@ def updated(
     *,
     existing: Mapping[str, set[str] | None],
     setups: Mapping[str, Mapping[str, Any]],
+    documents: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Baseline:
     """``old`` with this run's results in place of its entries.
 
     ``existing`` gives, for each gold file of the run and of ``old``, the case
-    ids the gold file has now (``None``: the file is gone). Entries of cases that
+    ids the gold file has now (``None``: the file is gone); ``setups`` and ``documents``
+    what each gold file of the run was evaluated with. Entries of cases that
     still exist but did not run this time (deselected, skipped) are kept; entries
     of cases and gold files that no longer exist are dropped.
     """
     cases = {path: dict(entries) for path, entries in old.cases.items()}
     kept_setups = dict(old.setups)
+    kept_documents = {path: dict(found) for path, found in old.documents.items()}
     for result in results:
         cases.setdefault(result.gold_file, {})[result.id] = Entry(
             result.verdict, result.rank, result.span_split
@@ -150,12 +162,17 @@ def updated(
         if ids is None:
             cases.pop(path, None)
             kept_setups.pop(path, None)
+            kept_documents.pop(path, None)
         elif path in cases:
             cases[path] = {case_id: e for case_id, e in cases[path].items() if case_id in ids}
     for path, setup in setups.items():
         kept_setups[path] = dict(setup)
+    for path, found in (documents or {}).items():
+        kept_documents[path] = dict(found)
     return Baseline(
-        {p: e for p, e in cases.items() if e}, {p: s for p, s in kept_setups.items() if p in cases}
+        {p: e for p, e in cases.items() if e},
+        {p: s for p, s in kept_setups.items() if p in cases},
+        {p: d for p, d in kept_documents.items() if p in cases},
     )
 
 
@@ -181,6 +198,8 @@ def dumps(baseline: Baseline) -> str:
         setup = json.dumps(baseline.setups.get(path, {}), sort_keys=True)
         lines.append(f"    {json.dumps(path)}: {{")
         lines.append(f'      "setup": {setup},')
+        fingerprints = json.dumps(baseline.documents.get(path, {}), sort_keys=True)
+        lines.append(f'      "documents": {fingerprints},')
         lines.append('      "cases": {')
         ids = sorted(baseline.cases[path])
         for index, case_id in enumerate(ids):

@@ -21,6 +21,7 @@ def write_updated(
     *,
     existing: Mapping[str, set[str] | None],
     setups: Mapping[str, Mapping[str, Any]],
+    documents: Mapping[str, Mapping[str, str]] | None = None,
     unevaluated: Iterable[str] = (),
 ) -> int:
     """Merge this run's ``results`` into the baseline at ``path`` and write it; returns its size.
@@ -34,7 +35,9 @@ def write_updated(
     try:
         with locked(path):
             current = _current(path, name)
-            merged = baseline.updated(current, results, existing=existing, setups=setups)
+            merged = baseline.updated(
+                current, results, existing=existing, setups=setups, documents=documents
+            )
             merged = without(merged, unevaluated)
             write_atomically(path, baseline.dumps(merged))
     except OSError as exc:

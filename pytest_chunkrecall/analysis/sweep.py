@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import yaml
@@ -20,6 +20,7 @@ from ..evaluation.plan import Plan
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Component, Suite, SuiteCache
 from ..gold import Case
+from .statistics import SweepEvidence, holm, sweep_evidence
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 
@@ -96,6 +97,7 @@ class SweepRow:
     chunks: int
     index_multiplier: float
     errors: list[str]
+    evidence: SweepEvidence | None = None  # against the configured setting, on the same cases
 
     @property
     def hit_rate(self) -> float:
@@ -116,11 +118,17 @@ class SweepRow:
             "hit_rate": round(self.hit_rate, 6),
             "change_points": change,
             "errors": self.errors,
+            **_evidence_json(self.evidence),
         }
 
 
-def rows(settings: list[dict[str, Any]], cases: Iterable[Mapping[str, Any]]) -> list[SweepRow]:
-    """Add up the cases' contributions into one row per setting, the configured one first."""
+def rows(
+    settings: list[dict[str, Any]], cases: Iterable[Mapping[str, Any]], *, alpha: float = 0.05
+) -> list[SweepRow]:
+    """Add up the cases' contributions into one row per setting, the configured one first.
+
+    Each setting's row carries its evidence against the configured setting at ``alpha``.
+    """
     swept = [case for case in cases if case.get("sweep")]
     found = []
     for number, setting in enumerate([None, *settings]):
@@ -144,7 +152,41 @@ def rows(settings: list[dict[str, Any]], cases: Iterable[Mapping[str, Any]]) -> 
                 ),
             )
         )
-    return found
+    evidence = _evidence(swept, len(settings), alpha)
+    return [
+        found[0],
+        *(replace(row, evidence=e) for row, e in zip(found[1:], evidence, strict=True)),
+    ]
+
+
+def _evidence(swept: list[Mapping[str, Any]], settings: int, alpha: float) -> list[SweepEvidence]:
+    """Each setting against the configured one on the cases both evaluated, Holm across rows."""
+    found = []
+    for number in range(1, settings + 1):
+        pairs = [
+            (case["sweep"][0]["hit"], case["sweep"][number]["hit"])
+            for case in swept
+            if "error" not in case["sweep"][0] and "error" not in case["sweep"][number]
+        ]
+        configured, row = [was for was, _ in pairs], [now for _, now in pairs]
+        found.append(sweep_evidence(configured, [row], alpha=alpha)[0])
+    adjusted = holm([e.p_value for e in found])
+    return [
+        replace(e, p_holm=p, significant=p < alpha) for e, p in zip(found, adjusted, strict=True)
+    ]
+
+
+def _evidence_json(evidence: SweepEvidence | None) -> dict[str, Any]:
+    if evidence is None:
+        return {}
+    return {
+        "paired_cases": evidence.cases,
+        "regressions": evidence.regressions,
+        "improvements": evidence.improvements,
+        "p_value": float(f"{evidence.p_value:.6g}"),
+        "p_holm": float(f"{evidence.p_holm:.6g}"),
+        "significant": evidence.significant,
+    }
 
 
 def _label(setting: dict[str, Any] | None, configured: list[Any]) -> str:

@@ -26,6 +26,7 @@ class GoldFacts(TypedDict):
     match: str
     unit: str
     geometry: Geometry
+    fingerprints: dict[str, str]  # sha256 of each corpus document's text, by document id
 
 
 @final

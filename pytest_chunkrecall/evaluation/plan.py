@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from ..analysis.drift import fingerprint
 from ..chunking.shapes import CONFIGURED, check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
@@ -138,6 +139,7 @@ class Plan:
             "match": self.settings.match or DEFAULT_MATCH,
             "unit": self.unit,
             "geometry": suite.geometry(self.measure),
+            "fingerprints": {doc.id: fingerprint(doc.text) for doc in suite.documents},
         }
 
 

@@ -91,11 +91,27 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addini(
         "chunkrecall_max_drop",
         "Fail the run when the hit-rate falls by more than this many percentage points "
-        "against the baseline (default: 0)",
+        "against the baseline (default: 0 with chunkrecall_gate = cases, no limit with significant)",
     )
     parser.addini(
         "chunkrecall_min_hit_rate",
         "Fail the run when the hit-rate is below this share, from 0 to 1",
+    )
+    parser.addini(
+        "chunkrecall_gate",
+        "How a baseline comparison fails the run: 'cases' (default) fails on every regression; "
+        "'significant' makes regressions expected failures and fails only when the hit-rate is "
+        "significantly worse (exact McNemar test on the paired cases)",
+    )
+    parser.addini(
+        "chunkrecall_alpha",
+        "Significance level of the gate and of the sweep's evidence, above 0 and at most 0.5 "
+        "(default: 0.05)",
+    )
+    parser.addini(
+        "chunkrecall_min_effect",
+        "With chunkrecall_gate = significant, fail only on a drop of at least this many "
+        "percentage points of hit-rate (default: 0)",
     )
     parser.addini(
         "chunkrecall_gold",
@@ -180,6 +196,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     case = item.case
     if item.result is not None:
         data = item.result.to_json()
+        data["xfail"] = case.xfail  # so that a merged report can tell expected misses
         if item.sweep is not None:
             data["sweep"] = item.sweep
         test_report.chunkrecall = data  # type: ignore[attr-defined]
@@ -193,6 +210,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
             "verdict": None,
             "rank": None,
             "span_split": None,
+            "xfail": case.xfail,
         }
     described = item.config.stash[DESCRIBED]
     if item.plan.name not in described:

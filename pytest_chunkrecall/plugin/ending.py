@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis import sweep
-from .gate import GateOutcome, run_gates
-from .options import OPTIONS
+from ..analysis.gating import GateOutcome
+from ..analysis.record import RunRecord
+from .gate import fail, run_gates
 from .outputs import write_outputs
 from .recorder import Recorder
 from .summary import write_summary
@@ -18,27 +18,21 @@ class RunEnd:
     def __init__(self, recorder: Recorder) -> None:
         self.recorder = recorder
         self.outcome = GateOutcome()
+        self.record: RunRecord | None = None
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         recorder = self.recorder
         if not recorder.cases:
             return
-        settings = recorder.config.stash[OPTIONS].sweep
-        if settings:
-            recorder.sweep = sweep.rows(settings, recorder.ordered())
+        self.record = record = recorder.record()
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         self.outcome = run_gates(
-            recorder.config,
-            recorder.results(),
-            gold_files={case["gold_file"] for case in recorder.cases.values()},
-            setups=recorder.setups(),
-            interrupted=interrupted,
-            unevaluated=recorder.unevaluated(),
+            recorder.config, record, interrupted=interrupted, unevaluated=record.unevaluated()
         )
-        self.outcome.fail(session)
-        write_outputs(recorder, self.outcome, session)
+        fail(self.outcome, session)
+        write_outputs(recorder.config, record, recorder.documents, self.outcome, session)
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if self.recorder.cases:
-            write_summary(self.recorder, self.outcome, terminalreporter)
+        if self.record is not None:
+            write_summary(self.recorder.config, self.record, self.outcome, terminalreporter)

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..analysis import sweep
-from ..analysis.baseline import classify
+from ..analysis.drift import fingerprint, span_documents
+from ..analysis.gating import expectation
 from ..chunking.shapes import check_arguments
 from ..corpus import check_roots, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
@@ -148,7 +149,10 @@ class CaseItem(pytest.Item):
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
         if entry is not None:
-            result = replace(result, baseline=entry.to_json())
+            was = entry.to_json()
+            if entry.hit and not result.hit and self._document_changed(result):
+                was["document_changed"] = True
+            result = replace(result, baseline=was)
         self.result = result
         settings = self.config.stash[OPTIONS].sweep
         if settings:
@@ -165,13 +169,22 @@ class CaseItem(pytest.Item):
         # A YAML xfail keeps its own meaning; an absent needle is a gold-data
         # error to fix, never a miss to accept.
         if self.case.xfail is None and result.verdict != "absent":
-            if setup.update:
-                pytest.xfail(f"recorded in the baseline as a known miss: {result.verdict}")
-            if classify(entry, result) == "known_miss":
-                assert entry is not None
-                now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
-                pytest.xfail(f"known miss in baseline: {entry.verdict}{now}")
+            reason = expectation(entry, result, gate=setup.gates.gate, updating=setup.update)
+            if reason is not None:
+                pytest.xfail(reason)
         raise CaseFailed(result)
+
+    def _document_changed(self, result: CaseResult) -> bool:
+        """Whether the missed span lies in a document whose text the baseline knew otherwise."""
+        setup = self.config.stash[OPTIONS].baseline
+        known = setup.loaded.documents.get(result.gold_file) if setup.loaded else None
+        if not known or self.suite is None:
+            return False
+        docs = span_documents(result)
+        return any(
+            doc.id in docs and doc.id in known and known[doc.id] != fingerprint(doc.text)
+            for doc in self.suite.documents
+        )
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

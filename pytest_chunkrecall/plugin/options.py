@@ -13,6 +13,7 @@ import yaml
 
 from ..analysis import baseline, sweep
 from ..analysis.baseline import Baseline
+from ..analysis.gating import GATES, GateSettings
 from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
@@ -33,8 +34,7 @@ class BaselineSetup:
     update: bool = False
     loaded: Baseline | None = None  # what this run compares with (or, when updating, merges into)
     missing: bool = False
-    max_drop: float = 0.0
-    min_hit_rate: float | None = None
+    gates: GateSettings = field(default_factory=GateSettings)
 
 
 @dataclass(frozen=True)
@@ -151,8 +151,7 @@ def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> st
 
 def _baseline_setup(config: pytest.Config) -> BaselineSetup:
     """Where the baseline is, read now so that a bad one stops the run before any test."""
-    max_drop = _ini_number(config, "max_drop", 0.0, 0.0, 100.0)
-    min_hit_rate = _ini_number(config, "min_hit_rate", None, 0.0, 1.0)
+    gates = _gate_settings(config)
     update = bool(config.getoption("chunkrecall_update_baseline"))
     option = config.getoption("chunkrecall_baseline")
     ini = _ini_value(config, "baseline")
@@ -166,7 +165,7 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
             "--chunkrecall-baseline PATH, or set the ini option chunkrecall_baseline"
         )
     else:
-        return BaselineSetup(max_drop=max_drop, min_hit_rate=min_hit_rate)
+        return BaselineSetup(gates=gates)
     problem = output_problem(path) if update else not_regular(path)
     if update and not path.parent.is_dir():
         problem = f"the folder {path.parent} does not exist; create it first"
@@ -175,7 +174,7 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
             f"cannot {'write' if update else 'read'} baseline {name}: {problem}"
         )
     if not path.exists():
-        return BaselineSetup(path, name, update, None, not update, max_drop, min_hit_rate)
+        return BaselineSetup(path, name, update, None, not update, gates)
     try:
         loaded = baseline.load(path, name=name)
     except ChunkrecallError as exc:
@@ -184,7 +183,33 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
                 f"{exc}\n(the file was left as it is; nothing was written)"
             ) from None
         raise pytest.UsageError(str(exc)) from None
-    return BaselineSetup(path, name, update, loaded, False, max_drop, min_hit_rate)
+    return BaselineSetup(path, name, update, loaded, False, gates)
+
+
+def _gate_settings(config: pytest.Config) -> GateSettings:
+    """The gates' ini options; a bad one stops the run before any test, naming it."""
+    gate = _ini_value(config, "gate") or "cases"
+    if gate not in GATES:
+        raise pytest.UsageError(
+            f"ini option chunkrecall_gate must be one of {', '.join(GATES)}, not {gate!r}"
+        )
+    try:
+        alpha = _ini_number(config, "alpha", 0.05, 0.0, 0.5)
+    except pytest.UsageError:
+        alpha = 0.0
+    if alpha == 0.0:
+        # Above 0.5 a one-sided test could call one change both worse and better.
+        raise pytest.UsageError(
+            "ini option chunkrecall_alpha must be a number above 0 and at most 0.5, "
+            f"not {_ini_value(config, 'alpha')!r}"
+        )
+    return GateSettings(
+        gate=gate,
+        alpha=alpha,
+        min_effect=_ini_number(config, "min_effect", 0.0, 0.0, 100.0),
+        max_drop=_ini_number(config, "max_drop", None, 0.0, 100.0),
+        min_hit_rate=_ini_number(config, "min_hit_rate", None, 0.0, 1.0),
+    )
 
 
 def _ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: int) -> int:

@@ -8,37 +8,52 @@ it never ends the run in a traceback.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from ..evaluation.results import Totals
+from ..analysis.gating import GateOutcome
+from ..analysis.record import RunRecord
 from ..files import write_atomically
 from ..render import html, json_report, markdown
-from .gate import GateOutcome, accept_command
+from ..render.html import DocumentData
+from .gate import fail, run_accept_command
 from .options import OPTIONS
-from .recorder import Recorder
 
 
-def write_outputs(recorder: Recorder, outcome: GateOutcome, session: pytest.Session) -> None:
-    """Write the report and the Markdown the options ask for."""
-    options = recorder.config.stash[OPTIONS]
+def write_outputs(
+    config: pytest.Config,
+    record: RunRecord,
+    documents: Mapping[str, DocumentData],
+    outcome: GateOutcome,
+    session: pytest.Session,
+) -> None:
+    """Write the report, the HTML page and the Markdown the options ask for."""
+    options = config.stash[OPTIONS]
+    setup = options.baseline
     if options.report:
-        _write(outcome, session, Path(options.report), json_report.dumps(recorder.report(outcome)))
-    if options.html:
-        page = html.render_page(
-            {"report": recorder.report(outcome), "documents": list(recorder.documents.values())}
+        report = record.report(
+            outcome,
+            baseline_name=setup.name if setup.path is not None else None,
+            alpha=setup.gates.alpha,
         )
+        _write(outcome, session, Path(options.report), json_report.dumps(report))
+    if options.html:
+        report = record.report(
+            outcome,
+            baseline_name=setup.name if setup.path is not None else None,
+            alpha=setup.gates.alpha,
+        )
+        page = html.render_page({"report": report, "documents": list(documents.values())})
         _write(outcome, session, Path(options.html), page)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not options.markdown and not step_summary:
         return
     text = markdown.render(
-        Totals.of(recorder.results()),
-        [(s.path, s.info, s.results) for s in recorder.gold_files()],
-        outcome.comparison,
-        outcome.failures,
-        accept=accept_command(recorder.config),
+        record,
+        outcome,
+        accept=run_accept_command(config),
         failed=session.exitstatus != pytest.ExitCode.OK,
     )
     if options.markdown:
@@ -60,6 +75,6 @@ def _write(outcome: GateOutcome, session: pytest.Session, path: Path, text: str)
         write_atomically(path, text)
     except OSError as exc:
         outcome.failures.append(f"cannot write {path}: {exc.strerror or exc}")
-        outcome.fail(session)
+        fail(outcome, session)
     else:
         outcome.written.append(str(path))

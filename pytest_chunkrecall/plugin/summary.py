@@ -1,68 +1,47 @@
-"""The run's section of the terminal summary: totals, gold files, sweep, baseline, gates."""
+"""The run's section of the terminal summary, written through pytest's terminal reporter."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from ..evaluation.results import Totals
-from ..render import terminal
-from .gate import GateOutcome, accept_command
+from ..analysis.gating import GateOutcome
+from ..analysis.record import RunRecord
+from ..render.summary import Style, SummaryContext, summary_lines
+from .gate import run_accept_command
 from .options import OPTIONS
-from .recorder import Recorder
+
+_MARKUP: dict[Style, dict[str, bool]] = {
+    "plain": {},
+    "bold": {"bold": True},
+    "red": {"red": True},
+    "red_bold": {"red": True, "bold": True},
+    "yellow": {"yellow": True},
+}
+
+
+def context(config: pytest.Config, outcome: GateOutcome) -> SummaryContext:
+    """What this pytest run's summary says besides its record and gates."""
+    options = config.stash[OPTIONS]
+    setup = options.baseline
+    return SummaryContext(
+        baseline_name=setup.name,
+        updating=setup.update,
+        accept=run_accept_command(config) if setup.path is not None and not setup.update else None,
+        report_path=options.report,
+        html_path=options.html,
+        written=tuple(outcome.written),
+        alpha=setup.gates.alpha,
+        verbose=config.get_verbosity() > 0,
+    )
 
 
 def write_summary(
-    recorder: Recorder, outcome: GateOutcome, terminalreporter: pytest.TerminalReporter
+    config: pytest.Config,
+    record: RunRecord,
+    outcome: GateOutcome,
+    terminalreporter: pytest.TerminalReporter,
 ) -> None:
     """Print the ``chunkrecall`` section; the next command to type comes last."""
-    config = recorder.config
-    write = terminalreporter.write_line
-    totals = Totals.of(recorder.results())
-    verbose = config.get_verbosity() > 0
     terminalreporter.write_sep("=", "chunkrecall")
-    write(terminal.headline(totals), bold=True)
-    if totals.cases:
-        write(terminal.ranks_line(totals))
-    for summary in recorder.gold_files():
-        for line in terminal.gold_file_lines(
-            summary.path, summary.info, summary.results, analysis=summary.analysis, verbose=verbose
-        ):
-            write(line, yellow=line.startswith("  !"))
-    write(terminal.verdict_counts(totals, expected=recorder.expected_misses()))
-    options = config.stash[OPTIONS]
-    if recorder.sweep:
-        spec = options.sweep_spec or ""
-        for line in terminal.sweep_lines(
-            spec, [row.to_json(recorder.sweep[0]) for row in recorder.sweep]
-        ):
-            write(line)
-    setup = options.baseline
-    comparison = outcome.comparison
-    if comparison is not None:
-        for line in terminal.comparison_lines(setup.name, comparison, updating=setup.update):
-            write(line, red=line.startswith("  regression"))
-    unevaluated = recorder.unevaluated()
-    if unevaluated:
-        count = len(unevaluated)
-        write(
-            f"chunkrecall: {count} case{'' if count == 1 else 's'} could not be evaluated and "
-            f"{'is' if count == 1 else 'are'} not counted; see the errors above",
-            red=True,
-        )
-    for note in outcome.notes:
-        write(f"chunkrecall: {note}", yellow=True)
-    for failure in outcome.failures:
-        write(f"chunkrecall: FAILED: {failure}", red=True, bold=True)
-    if options.report and str(Path(options.report)) in outcome.written:
-        write(f"chunkrecall: JSON report written to {options.report}")
-    if options.html and str(Path(options.html)) in outcome.written:
-        write(f"chunkrecall: HTML page written to {options.html}")
-    changed = comparison is not None and (
-        comparison.regressions or comparison.improvements or comparison.new
-    )
-    if not setup.update and setup.path is not None and (outcome.failures or changed):
-        write(
-            f"chunkrecall: to accept this state as the new baseline, run: {accept_command(config)}"
-        )
+    for line, style in summary_lines(record, outcome, context(config, outcome)):
+        terminalreporter.write_line(line, **_MARKUP[style])

@@ -5,6 +5,7 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
+from ..analysis.drift import DOCUMENT_CHANGED
 from ..errors import shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
 
@@ -24,6 +25,7 @@ def explain(result: CaseResult) -> str:
     if was is not None and was.get("verdict") == "hit":
         lines.append(
             f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
+            + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
         )
     why = _WHY[result.verdict].format(k=result.k)
     if result.verdict == "absent" and result.outside and not result.missing:

@@ -26,8 +26,15 @@ def build(
     unevaluated: Sequence[str],
     sweep: Mapping[str, Any] | None = None,
     baseline: Mapping[str, Any] | None = None,
+    comparison: Mapping[str, Any] | None = None,
+    setup_args: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The report of a run: totals, each gold file, each case; the sweep and baseline if any."""
+    """The report of a run: totals, each gold file, each case; the sweep and baseline if any.
+
+    ``comparison`` is the paired comparison with the baseline
+    (``PairedComparison.to_json()``); ``setup_args`` the command-line options that
+    changed the setup, for the command that reproduces the run.
+    """
     data: dict[str, Any] = {
         "chunkrecall_report": FORMAT,
         "totals": Totals.of(results).to_json(),
@@ -43,11 +50,14 @@ def build(
         ],
         "cases": list(cases),
         "unevaluated": list(unevaluated),
+        "setup_args": list(setup_args),
     }
     if sweep is not None:
         data["sweep"] = dict(sweep)
     if baseline is not None:
         data["baseline"] = dict(baseline)
+    if comparison is not None:
+        data["comparison"] = dict(comparison)
     return data
 
 

@@ -2,32 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from ..analysis.baseline import Comparison
+from ..analysis.gating import GateOutcome, regression_note
+from ..analysis.record import RunRecord
 from ..evaluation.results import CaseResult, Totals
+from . import terminal
 
 WORST_SPLITS = 10
 
 
-def render(
-    totals: Totals,
-    gold_files: Iterable[tuple[str, Mapping[str, Any] | None, list[CaseResult]]],
-    comparison: Comparison | None,
-    gate_failures: list[str],
-    *,
-    accept: str,
-    failed: bool = False,
-) -> str:
+def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool = False) -> str:
     """Totals, gates, regressions, improvements and the worst split spans, as Markdown."""
-    files = list(gold_files)
-    status = (
-        "failed" if failed or gate_failures or (comparison and comparison.regressions) else "passed"
-    )
+    totals = Totals.of(record.results())
+    files: list[tuple[str, Mapping[str, Any] | None, list[CaseResult]]] = [
+        (s.path, s.info, s.results) for s in record.gold_files()
+    ]
+    comparison, gate_failures = outcome.comparison, outcome.failures
+    status = "failed" if failed or gate_failures or record.failed() else "passed"
     lines = [
-        f"## chunkrecall: hit-rate {totals.hits}/{totals.cases} ({totals.hit_rate:.1%}), "
-        f"split spans {totals.split_spans} — {status}",
+        f"## chunkrecall: {terminal.rate(totals)}, split spans {totals.split_spans} — {status}",
         "",
         "| gold file | hit-rate | split spans | chunks | chunker | retriever | k |",
         "|---|---|---|---|---|---|---|",
@@ -36,17 +31,27 @@ def render(
         mine = Totals.of(results)
         info = info or {}
         lines.append(
-            f"| `{path}` | {mine.hits}/{mine.cases} ({mine.hit_rate:.1%}) | {mine.split_spans} | "
+            f"| `{path}` | {terminal.rate(mine).removeprefix('hit-rate ')} | {mine.split_spans} | "
             f"{info.get('chunks', '')} | `{info.get('chunker', '')}` | `{info.get('retriever', '')}` | "
             f"{info.get('k', '')} |"
         )
     lines.append("")
+    if outcome.gate_line is not None:
+        lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     for failure in gate_failures:
         lines.append(f"**Gate failed:** {failure}")
+    if gate_failures:
+        lines.append("")
+    if outcome.drift:
+        lines += ["### Changed since the baseline", ""]
+        lines += [f"- {_cell(line)}" for line in outcome.drift.lines()] + [""]
     if comparison is not None:
         lines += _changes(
             "Regressions",
-            [(r, f"{e} → **{r.verdict}**") for r, e in comparison.regressions],
+            [
+                (r, f"{e} → **{r.verdict}**{regression_note(outcome, r)}")
+                for r, e in comparison.regressions
+            ],
         )
         lines += _changes(
             "Improvements",

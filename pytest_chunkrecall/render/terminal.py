@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ..analysis.baseline import Comparison
 from ..analysis.geometry import Geometry
+from ..analysis.statistics import wilson
 from ..analysis.survival import SpanAnalysis, finding
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.results import CaseResult, Totals
 
 
 def headline(totals: Totals) -> str:
-    """``chunkrecall: hit-rate H/N (P%), split spans S``."""
+    """``chunkrecall: hit-rate H/N (P%) [95% CI L-U%], split spans S``."""
+    return f"chunkrecall: {rate(totals)}, split spans {totals.split_spans}"
+
+
+def rate(totals: Totals) -> str:
+    """``hit-rate H/N (P%) [95% CI L-U%]``: the hit rate with its Wilson score interval."""
+    low, high = wilson(totals.hits, totals.cases)
     return (
-        f"chunkrecall: hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}), "
-        f"split spans {totals.split_spans}"
+        f"hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}) "
+        f"[95% CI {low * 100:.1f}-{high * 100:.1f}%]"
     )
 
 
@@ -58,10 +65,7 @@ def gold_file_lines(
     totals = Totals.of(results)
     if info is not None and "error" in info:
         return [f"{path}: not evaluated: {info['error'].splitlines()[0]}"]
-    lines = [
-        f"{path}: hit-rate {totals.hits}/{totals.cases} ({_percent(totals.hit_rate)}), "
-        f"split spans {totals.split_spans}"
-    ]
+    lines = [f"{path}: {rate(totals)}, split spans {totals.split_spans}"]
     if info is None:
         return lines
     geometry = info["geometry"]
@@ -183,9 +187,13 @@ def _percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
-    """The sweep table: setting, chunks, index size, split spans, hit-rate, change."""
-    header = ("setting", "chunks", "index x", "split spans", "hit-rate@k", "change")
+def sweep_lines(spec: str, rows: list[Mapping[str, Any]], *, alpha: float = 0.05) -> list[str]:
+    """The sweep table: setting, chunks, index size, split spans, hit-rate, change, evidence.
+
+    A row that differs from the configured setting beyond chance (Holm-adjusted exact
+    McNemar p below ``alpha``) is marked ``*``.
+    """
+    header = ("setting", "chunks", "index x", "split spans", "hit-rate@k", "change", "p (Holm)")
     table = [header]
     errors = []
     for row in rows:
@@ -201,6 +209,7 @@ def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
                 ""
                 if row["setting"] is None
                 else ("error" if change is None else f"{change:+.1f} pts"),
+                _evidence(row),
             )
         )
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -210,11 +219,30 @@ def sweep_lines(spec: str, rows: list[Mapping[str, Any]]) -> list[str]:
             cell.rjust(width) for cell, width in zip(line[1:], widths[1:], strict=True)
         ]
         lines.append("  " + "  ".join(cells).rstrip())
+    if any(row.get("significant") for row in rows):
+        lines.append(
+            f"  * differs from the configured setting at {alpha:g} (exact two-sided McNemar on "
+            f"the same cases, Holm-adjusted across {len(rows) - 1} settings)"
+        )
     return lines + errors
 
 
-def comparison_lines(name: str, comparison: Comparison, *, updating: bool) -> list[str]:
-    """What changed against the baseline: counts, then each regression, improvement, new and removed case."""
+def _evidence(row: Mapping[str, Any]) -> str:
+    p = row.get("p_holm")
+    if p is None or row["setting"] is None:
+        return ""
+    return (f"{p:.3f}" if p >= 0.001 else "<0.001") + (" *" if row["significant"] else "  ")
+
+
+def comparison_lines(
+    name: str,
+    comparison: Comparison,
+    *,
+    updating: bool,
+    note: Callable[[CaseResult], str] = lambda result: "",
+) -> list[str]:
+    """What changed against the baseline: counts, then each regression, improvement, new and
+    removed case; ``note`` adds to a regression's line (say, that its document changed)."""
     counts = (
         f"{_count(len(comparison.regressions), 'regression')}, "
         f"{_count(len(comparison.improvements), 'improvement')}, "
@@ -223,7 +251,9 @@ def comparison_lines(name: str, comparison: Comparison, *, updating: bool) -> li
     )
     lines = [f"chunkrecall baseline {name}{' (before this update)' if updating else ''}: {counts}"]
     for result, entry in comparison.regressions:
-        lines.append(f"  regression {result.gold_file}::{result.id}: {entry} -> {result}")
+        lines.append(
+            f"  regression {result.gold_file}::{result.id}: {entry} -> {result}{note(result)}"
+        )
     for result, entry in comparison.improvements:
         lines.append(f"  improvement {result.gold_file}::{result.id}: {entry} -> {result}")
     for result in comparison.new:

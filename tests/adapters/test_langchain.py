@@ -88,8 +88,8 @@ def test_lost_overlap_splits_a_span_that_fixed_windows_keep_whole(project):
             "    before the cut: chunk 1 [88:169] (81 chars) ends there",
             "    after the cut:  chunk 2 [170:256] (86 chars)",
             "    the two chunks do not overlap",  # only the newline between them is left out
-            "gold/fixed.yaml: hit-rate 1/1 (100.0%), split spans 0",
-            "gold/langchain.yaml: hit-rate 0/1 (0.0%), split spans 1",
+            "gold/fixed.yaml: hit-rate 1/1 (100.0%) [95% CI 20.7-100.0%], split spans 0",
+            "gold/langchain.yaml: hit-rate 0/1 (0.0%) [95% CI 0.0-79.3%], split spans 1",
         ]
     )
 

@@ -72,4 +72,6 @@ def test_a_recipe_runs_as_written(pytester, guide, title):
     cases = files["gold/policies.yaml"].count("  - id: ")
     result = pytester.runpytest("-W", "ignore::DeprecationWarning")
     result.assert_outcomes(passed=cases)
-    result.stdout.fnmatch_lines([f"chunkrecall: hit-rate {cases}/{cases} (100.0%), split spans 0"])
+    result.stdout.fnmatch_lines(
+        [f"chunkrecall: hit-rate {cases}/{cases} (100.0%) [[]95% CI *], split spans 0"]
+    )

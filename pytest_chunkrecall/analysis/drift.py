@@ -1,0 +1,128 @@
+"""What changed since the baseline besides the verdicts: each gold file's setup, and its documents.
+
+A regression means little until one knows whether the chunker, the retriever or
+the corpus moved under it; this module names what did.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypedDict
+
+if TYPE_CHECKING:  # drift is imported where documents are read, before any of these
+    from ..evaluation.results import CaseResult
+    from .baseline import Baseline
+
+DOCUMENT_CHANGED = "document changed since the baseline"
+
+
+def fingerprint(text: str) -> str:
+    """The sha256 of a document's text (UTF-8), in hex: equal texts, equal fingerprints."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class DriftJSON(TypedDict):
+    """The report's ``baseline.drift`` object."""
+
+    setup: dict[str, list[str]]
+    documents_changed: list[str]
+    documents_added: list[str]
+    documents_removed: list[str]
+
+
+@dataclass(frozen=True)
+class Drift:
+    """The setup changes per gold file and the corpus documents changed, added or removed."""
+
+    setup: dict[str, list[str]] = field(default_factory=dict)
+    changed: list[str] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+
+    def __bool__(self) -> bool:
+        return bool(self.setup or self.changed or self.added or self.removed)
+
+    def to_json(self) -> DriftJSON:
+        """The drift as the report carries it."""
+        return {
+            "setup": {path: list(lines) for path, lines in self.setup.items()},
+            "documents_changed": list(self.changed),
+            "documents_added": list(self.added),
+            "documents_removed": list(self.removed),
+        }
+
+    def lines(self) -> list[str]:
+        """One line per gold file whose setup changed, one per kind of document change."""
+        found = [f"{path}: {'; '.join(changes)}" for path, changes in self.setup.items()]
+        for label, docs in (
+            ("documents changed", self.changed),
+            ("documents added", self.added),
+            ("documents removed", self.removed),
+        ):
+            if docs:
+                found.append(f"{label}: {', '.join(docs)}")
+        return found
+
+
+def drift(
+    baseline: Baseline,
+    setups: Mapping[str, Mapping[str, Any]],
+    documents: Mapping[str, Mapping[str, str]],
+) -> Drift:
+    """How the gold files of this run (``setups``, ``documents``) differ from ``baseline``'s.
+
+    Only gold files both have are compared; documents only where the baseline recorded
+    their fingerprints (older baselines did not).
+    """
+    setup = {
+        path: changes
+        for path in sorted(setups)
+        if path in baseline.setups
+        and (changes := setup_changes(baseline.setups[path], setups[path]))
+    }
+    before: dict[str, str] = {}
+    after: dict[str, str] = {}
+    for path, found in documents.items():
+        if baseline.documents.get(path):
+            before.update(baseline.documents[path])
+            after.update(found)
+    return Drift(
+        setup,
+        changed=sorted(doc for doc in before.keys() & after.keys() if before[doc] != after[doc]),
+        added=sorted(after.keys() - before.keys()),
+        removed=sorted(before.keys() - after.keys()),
+    )
+
+
+def setup_changes(before: Mapping[str, Any], after: Mapping[str, Any]) -> list[str]:
+    """``chunker_args.size: 300 -> 120``, ``retriever_args: {} -> {"b": 0.5}``, in key order."""
+    changes = []
+    for key in sorted(before.keys() | after.keys()):
+        old, new = before.get(key), after.get(key)
+        if old == new:
+            continue
+        if isinstance(old, dict) and isinstance(new, dict) and old and new:
+            # Name the argument that moved rather than repeat both mappings.
+            for sub in sorted(old.keys() | new.keys()):
+                if old.get(sub) != new.get(sub):
+                    changes.append(f"{key}.{sub}: {_shown(old.get(sub))} -> {_shown(new.get(sub))}")
+        else:
+            changes.append(f"{key}: {_shown(old)} -> {_shown(new)}")
+    return changes
+
+
+def span_documents(result: CaseResult) -> set[str]:
+    """The documents where a missed case's span (or its closest text) was found."""
+    docs = {held.chunk.doc for held in result.held if held.chunk.doc}
+    if result.cut is not None:
+        docs.add(result.cut.doc)
+    if result.closest is not None and result.closest.doc:
+        docs.add(result.closest.doc)
+    return docs
+
+
+def _shown(value: Any) -> str:
+    return "(none)" if value is None else json.dumps(value, sort_keys=True)

@@ -1,0 +1,203 @@
+"""The run's gates as one decision over its results and the baseline, apart from pytest.
+
+A pytest run and ``python -m pytest_chunkrecall compare`` both ask here, so that a
+merged report of shards passes or fails exactly as the one run would have.
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ChunkrecallError
+from ..evaluation.results import CaseResult, Totals
+from ..gold import load
+from .baseline import UPDATE, Baseline, Comparison, Entry, classify, compare
+from .drift import DOCUMENT_CHANGED, Drift, drift, span_documents
+from .statistics import Gate, PairedComparison, compare_pairs, gate_line
+
+GATES: tuple[Gate, ...] = ("cases", "significant")
+
+
+@dataclass(frozen=True)
+class GateSettings:
+    """How the run is gated: ``chunkrecall_gate``, ``_alpha``, ``_min_effect``, ``_max_drop``,
+    ``_min_hit_rate``."""
+
+    gate: Gate = "cases"
+    alpha: float = 0.05
+    min_effect: float = 0.0
+    max_drop: float | None = None  # None: not set; 0 under gate "cases", off under "significant"
+    min_hit_rate: float | None = None
+
+    @property
+    def drop_limit(self) -> float | None:
+        """The largest drop in points the run may show, or ``None``: no limit.
+
+        Unset, it is 0 under gate ``cases`` (every lost hit counts) and no limit under
+        ``significant``, whose point is to let a drop within noise pass.
+        """
+        if self.max_drop is not None:
+            return self.max_drop
+        return 0.0 if self.gate == "cases" else None
+
+
+@dataclass
+class GateOutcome:
+    """What the gates found: the comparison, its paired statistics, drift, failures and notes."""
+
+    comparison: Comparison | None = None
+    paired: PairedComparison | None = None
+    gate_line: str | None = None
+    gate_fails: bool = False
+    drift: Drift = field(default_factory=Drift)
+    failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    written: list[str] = field(default_factory=list)  # the files of the run that were written
+
+    def document_changed(self, result: CaseResult) -> bool:
+        """Whether a missed case's span lies in a document that changed since the baseline."""
+        return bool(span_documents(result) & set(self.drift.changed))
+
+
+def expectation(
+    entry: Entry | None, result: CaseResult, *, gate: Gate, updating: bool
+) -> str | None:
+    """Why a missed case is an expected failure, or ``None``: it fails.
+
+    For a case without a YAML ``xfail`` whose needles are in the corpus (an
+    ``absent`` one is a gold-data error to fix, never a miss to accept).
+    """
+    if updating:
+        return f"recorded in the baseline as a known miss: {result.verdict}"
+    change = classify(entry, result)
+    if change == "known_miss":
+        assert entry is not None
+        now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
+        return f"known miss in baseline: {entry.verdict}{now}"
+    if change == "regression" and gate == "significant":
+        return (
+            f"regression ({entry} in the baseline, now {result.verdict}); with "
+            "chunkrecall_gate = significant the total decides whether the run fails"
+        )
+    return None
+
+
+def case_outcome(result: CaseResult, entry: Entry | None, *, xfail: str | None, gate: Gate) -> str:
+    """The test outcome a case gets in a compare run: what :func:`expectation` and a YAML
+    ``xfail`` make of its verdict, as ``CaseItem.runtest`` does."""
+    if result.hit:
+        return "xpassed" if xfail is not None else "passed"
+    if xfail is not None:
+        return "xfailed"
+    if result.verdict != "absent" and expectation(entry, result, gate=gate, updating=False):
+        return "xfailed"
+    return "failed"
+
+
+def judge(
+    settings: GateSettings,
+    results: Sequence[CaseResult],
+    *,
+    baseline: Baseline | None,
+    name: str,
+    existing: Mapping[str, set[str] | None],
+    setups: Mapping[str, Mapping[str, Any]],
+    documents: Mapping[str, Mapping[str, str]],
+    gating: bool = True,
+) -> GateOutcome:
+    """The floors on the totals, and the comparison with ``baseline`` (named ``name``).
+
+    ``gating`` false (an update, an interrupted run) compares without failing anything
+    on the comparison.
+    """
+    outcome = GateOutcome()
+    totals = Totals.of(results)
+    floor = settings.min_hit_rate
+    if floor is not None and totals.cases and totals.hit_rate < floor:
+        outcome.failures.append(
+            f"hit-rate {totals.hit_rate:.1%} is below chunkrecall_min_hit_rate {floor:.1%}"
+        )
+    if baseline is None:
+        return outcome
+    comparison = outcome.comparison = compare(baseline, results, existing=existing)
+    outcome.drift = drift(baseline, setups, documents)
+    before, after = paired_hits(comparison)
+    outcome.paired = compare_pairs(before, after, alpha=settings.alpha)
+    if not gating:
+        return outcome
+    outcome.gate_fails, outcome.gate_line = gate_line(
+        outcome.paired, gate=settings.gate, alpha=settings.alpha, min_effect=settings.min_effect
+    )
+    if outcome.gate_fails and settings.gate == "significant":
+        # Under gate "cases" the regressed tests fail the run themselves.
+        outcome.failures.append(
+            f"hit-rate is worse than baseline {name} at {settings.alpha:g} "
+            f"(McNemar p={outcome.paired.p_value:.3g}, a drop of "
+            f"{-outcome.paired.delta_points:.1f} pts; chunkrecall_min_effect is "
+            f"{settings.min_effect:g})"
+        )
+    ran = {result.gold_file for result in results}
+    if comparison.new and len(baseline) and not ran & set(baseline.cases):
+        outcome.notes.append(
+            f"none of this run's gold files is in baseline {name} "
+            f"(it has {len(baseline)} cases of {', '.join(sorted(baseline.cases))}): "
+            "is it this project's baseline?"
+        )
+    limit = settings.drop_limit
+    if limit is not None and comparison.drop_points > limit:
+        outcome.failures.append(
+            f"hit-rate fell {comparison.drop_points:.1f} points against the baseline on the "
+            f"{comparison.common} cases both have (chunkrecall_max_drop is {limit:g})"
+        )
+    return outcome
+
+
+def paired_hits(comparison: Comparison) -> tuple[list[bool], list[bool]]:
+    """The baseline's and this run's hit on each case both have, as two aligned vectors.
+
+    The paired statistics read only how many cases stayed, regressed or improved, so
+    the vectors are laid out by those counts rather than by case.
+    """
+    b, c = len(comparison.regressions), len(comparison.improvements)
+    kept = comparison.baseline_hits - b  # hits in both
+    never = comparison.common - kept - b - c  # misses in both
+    before = [True] * (kept + b) + [False] * (c + never)
+    after = [True] * kept + [False] * b + [True] * c + [False] * never
+    return before, after
+
+
+def regression_note(outcome: GateOutcome, result: CaseResult) -> str:
+    """`` (document changed since the baseline)`` for a regression in a changed document."""
+    return f" ({DOCUMENT_CHANGED})" if outcome.document_changed(result) else ""
+
+
+def existing_cases(
+    rootdir: Path, gold_files: set[str], baseline: Baseline | None
+) -> dict[str, set[str] | None]:
+    """The case ids each gold file of the run (and of the baseline) has now; ``None``: gone."""
+    paths = set(gold_files)
+    if baseline is not None:
+        paths |= {p for p in baseline.cases if not (rootdir / p).exists()}
+    existing: dict[str, set[str] | None] = {}
+    for path in sorted(paths):
+        try:
+            existing[path] = {case.id for case in load(rootdir / path, name=path).cases}
+        except ChunkrecallError:
+            existing[path] = None if not (rootdir / path).exists() else set()
+    return existing
+
+
+def accept_command(
+    setup_args: list[str], *, baseline_name: str | None, baseline_from_ini: bool
+) -> str:
+    """The command that reproduces the run and accepts its state as the new baseline."""
+    command = UPDATE
+    if baseline_name is not None and not baseline_from_ini:
+        command += f" --chunkrecall-baseline {shlex.quote(baseline_name)}"
+    if setup_args:
+        command += " " + shlex.join(setup_args)
+    return command

@@ -1,0 +1,153 @@
+"""The record of a run: every case's report entry and each gold file's facts, as gathered.
+
+A pytest run gathers one from its test reports; ``merge`` and ``compare`` read one
+back from JSON reports. Everything the summary, the gates and the JSON report say
+is computed from a record, so a merged report of shards says what one run would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from typing import Any
+
+from ..evaluation.gold_facts import GoldFileSummary, GoldInfo
+from ..evaluation.results import CaseResult
+from ..render import json_report
+from . import sweep
+from .gating import GateOutcome
+from .survival import SpanFact, analyse
+
+SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
+"""What the baseline records of each gold file's setup."""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """Every case of a run, each gold file's facts, and what could not be evaluated.
+
+    ``cases`` are the report's case entries (``CaseResult.to_json()`` plus ``nodeid``,
+    ``outcome``, ``xfail`` and any ``sweep`` contributions), in any order.
+    """
+
+    cases: list[dict[str, Any]]
+    gold_info: dict[str, GoldInfo] = field(default_factory=dict)
+    crashed: list[str] = field(default_factory=list)  # whose worker died: no entry in cases
+    sweep_spec: str | None = None
+    setup_args: list[str] = field(default_factory=list)
+
+    @cached_property
+    def ordered(self) -> list[dict[str, Any]]:
+        """Every case's entry in gold-file and line order (whatever order they came in)."""
+        return sorted(self.cases, key=lambda c: (c["gold_file"], c["line"], c["id"]))
+
+    def results(self) -> list[CaseResult]:
+        """The evaluated cases (skipped ones have no result), in gold-file order."""
+        return self._results
+
+    @cached_property
+    def _results(self) -> list[CaseResult]:
+        return [CaseResult.from_json(case) for case in self.ordered if case.get("verdict")]
+
+    def gold_file_paths(self) -> set[str]:
+        """The gold files with a case in the run."""
+        return {case["gold_file"] for case in self.cases}
+
+    def unevaluated(self) -> list[str]:
+        """Cases that ran but have no verdict: their configuration, the user's code or their
+        worker failed."""
+        failed = [
+            case["nodeid"]
+            for case in self.ordered
+            if case.get("verdict") is None and case["outcome"] != "skipped"
+        ]
+        return failed + sorted(self.crashed)
+
+    def expected_misses(self) -> int:
+        """How many evaluated cases were expected failures (xfail or known misses)."""
+        return sum(1 for c in self.cases if c["outcome"] == "xfailed" and c.get("verdict"))
+
+    def failed(self) -> bool:
+        """Whether a case of the run failed (and so the run, whatever the gates say)."""
+        return bool(self.crashed) or any(case["outcome"] == "failed" for case in self.cases)
+
+    def gold_files(self) -> list[GoldFileSummary]:
+        """Each gold file of the run with its facts, its results and its span arithmetic."""
+        results = self.results()
+        summaries = []
+        for path in sorted(self.gold_file_paths()):
+            mine = [r for r in results if r.gold_file == path]
+            info = self.gold_info.get(path)
+            analysis = None
+            if info is not None and "geometry" in info:
+                facts = [
+                    SpanFact(r.id, r.span_length, r.span_split)
+                    for r in mine
+                    if r.verdict != "absent"
+                ]
+                analysis = analyse(facts, info["geometry"])
+            summaries.append(GoldFileSummary(path, info, mine, analysis))
+        return summaries
+
+    def setups(self) -> dict[str, dict[str, object]]:
+        """What each evaluated gold file was configured with, as the baseline records it."""
+        return {
+            path: {key: info[key] for key in SETUP_KEYS}  # type: ignore[literal-required]
+            for path, info in self.gold_info.items()
+            if "error" not in info
+        }
+
+    def fingerprints(self) -> dict[str, dict[str, str]]:
+        """The sha256 of each corpus document, by gold file (none where facts lack them)."""
+        return {
+            path: dict(info.get("fingerprints") or {})
+            for path, info in self.gold_info.items()
+            if "error" not in info
+        }
+
+    def sweep_rows(self, *, alpha: float) -> list[sweep.SweepRow]:
+        """The sweep's rows, each with its evidence against the configured setting."""
+        if self.sweep_spec is None:
+            return []
+        return sweep.rows(sweep.parse(self.sweep_spec), self.ordered, alpha=alpha)
+
+    def with_updates(self, updates: dict[str, dict[str, Any]]) -> RunRecord:
+        """This record with the entries of the cases ``updates`` names (by node id) updated."""
+        cases = [
+            {**case, **updates[case["nodeid"]]} if case["nodeid"] in updates else case
+            for case in self.cases
+        ]
+        return replace(self, cases=cases)
+
+    def report(
+        self, outcome: GateOutcome, *, baseline_name: str | None, alpha: float = 0.05
+    ) -> dict[str, Any]:
+        """The JSON report of the run, with the gates' decision when a baseline was compared."""
+        rows = self.sweep_rows(alpha=alpha)
+        swept = None
+        if rows:
+            swept = {"spec": self.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
+        compared = None
+        if outcome.comparison is not None:
+            compared = {
+                "path": baseline_name,
+                **json_report.comparison_json(outcome.comparison),
+                "documents_changed_regressions": [
+                    f"{r.gold_file}::{r.id}"
+                    for r, _ in outcome.comparison.regressions
+                    if outcome.document_changed(r)
+                ],
+                "drift": outcome.drift.to_json(),
+                "gate": outcome.gate_line,
+                "gate_failures": list(outcome.failures),
+            }
+        return json_report.build(
+            cases=self.ordered,
+            results=self.results(),
+            gold_files=self.gold_files(),
+            unevaluated=self.unevaluated(),
+            sweep=swept,
+            baseline=compared,
+            comparison=outcome.paired.to_json() if outcome.paired is not None else None,
+            setup_args=self.setup_args,
+        )
