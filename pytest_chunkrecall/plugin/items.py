@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import warnings
 from collections.abc import Iterator
 from dataclasses import replace
@@ -21,6 +22,7 @@ from ..evaluation.results import CaseResult, GoldInfo
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain
+from . import ahead
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -142,6 +144,7 @@ class CaseItem(pytest.Item):
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
+        self._ask_ahead(self.suite)
         result = self.plan.evaluate(self.suite, self.case)
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
@@ -170,6 +173,30 @@ class CaseItem(pytest.Item):
                 now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
                 pytest.xfail(f"known miss in baseline: {entry.verdict}{now}")
         raise CaseFailed(result)
+
+    def _ask_ahead(self, suite: Suite) -> None:
+        """Ask the retriever, in batches or several calls at once, for the next cases' questions.
+
+        Only this gold file's cases that this process will run next are asked
+        for (see :mod:`.ahead`); each case then takes its own question's answer.
+        """
+        opts = self.config.stash[OPTIONS]
+        prefetch = suite.ahead(batch_size=opts.batch_size, concurrency=opts.concurrency)
+        if prefetch is None or (prefetch.claimed(self.nodeid) and not prefetch.wants_more()):
+            return
+        claims = [(self.nodeid, (self.case.question, self.plan.k(self.case)))]
+        scan = 4 * prefetch.window
+        for other in itertools.islice(ahead.upcoming(self), scan):
+            if len(claims) >= prefetch.window:
+                break
+            if (
+                isinstance(other, CaseItem)
+                and other.plan is self.plan
+                and other.case.skip is None
+                and not prefetch.claimed(other.nodeid)
+            ):
+                claims.append((other.nodeid, (other.case.question, self.plan.k(other.case))))
+        prefetch.ask(claims)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

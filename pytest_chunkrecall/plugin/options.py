@@ -19,6 +19,10 @@ from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setti
 from ..errors import ChunkrecallError, raised
 from ..evaluation.suite import Component
 
+DEFAULT_BATCH_SIZE = 64
+MAX_BATCH_SIZE = 100_000
+MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
+
 
 @dataclass(frozen=True)
 class BaselineSetup:
@@ -48,6 +52,8 @@ class Options:
     report: str | None = None
     markdown: str | None = None
     depth: int = DEFAULT_DEPTH
+    batch_size: int = DEFAULT_BATCH_SIZE
+    concurrency: int = 1
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -76,6 +82,8 @@ def read(config: pytest.Config) -> Options:
         report=_output(config, "--chunkrecall-report"),
         markdown=_output(config, "--chunkrecall-markdown"),
         depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
+        batch_size=_ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
+        concurrency=_ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
     )
 
 
