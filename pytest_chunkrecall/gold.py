@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 import yaml
 
+from . import streaming
 from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 from .errors import GoldError
 
@@ -82,9 +83,27 @@ def load(path: Path, *, name: str | None = None) -> GoldFile:
 
 
 def parse(text: str, *, path: Path, name: str) -> GoldFile:
-    """Validate the YAML ``text`` of a gold file."""
-    root = _compose(text, name)
+    """Validate the YAML ``text`` of a gold file.
+
+    The cases are read one at a time as the YAML is parsed (see
+    :mod:`.streaming`): a file of many cases never stands as a whole node tree.
+    """
     where = _Where(path, name)
+    cases: list[Case] = []
+    seen: dict[str, int] = {}
+
+    def each(node: yaml.Node) -> None:
+        case = _case(node, where)
+        if case.id in seen:
+            raise GoldError(
+                f"duplicate case id {case.id!r} (first used on line {seen[case.id]}); "
+                "give one of them a different 'id:'",
+                where=where.at(node),
+            )
+        seen[case.id] = case.line
+        cases.append(case)
+
+    root, streamed = _compose(text, name, each)
     if root is None:
         raise GoldError("the file is empty; it needs a 'cases:' list", where=f"{name}:1")
     top = where.mapping(root, "the gold file", FILE_KEYS, other=CASE_KEYS, other_place="a case")
@@ -95,22 +114,13 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
     cases_node = top["cases"][1]
     if not isinstance(cases_node, yaml.SequenceNode):
         raise GoldError("'cases' must be a list of cases", where=where.at(cases_node))
-    if not cases_node.value:
+    if not cases_node.value and not streamed:
         raise GoldError("'cases' is empty; add at least one case", where=where.at(cases_node))
-    cases: list[Case] = []
-    seen: dict[str, int] = {}
-    for node in cases_node.value:
-        case = _case(node, where)
-        if case.doc is None and file_doc is not None:
-            case = replace(case, doc=file_doc)
-        if case.id in seen:
-            raise GoldError(
-                f"duplicate case id {case.id!r} (first used on line {seen[case.id]}); "
-                "give one of them a different 'id:'",
-                where=where.at(node),
-            )
-        seen[case.id] = case.line
-        cases.append(case)
+    if cases_node.value:  # a list not streamed (an anchored one): read here
+        for node in cases_node.value:
+            each(node)
+    if file_doc is not None:
+        cases = [replace(case, doc=file_doc) if case.doc is None else case for case in cases]
     return GoldFile(path=path, settings=settings, cases=tuple(cases), doc=file_doc)
 
 
@@ -167,9 +177,11 @@ class _Where:
         return result
 
 
-def _compose(text: str, name: str) -> yaml.Node | None:
+def _compose(
+    text: str, name: str, each: Callable[[yaml.Node], None]
+) -> tuple[yaml.Node | None, int]:
     try:
-        return yaml.compose(text, Loader=_LOADER)
+        return streaming.compose(text, _LOADER, "cases", each)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
