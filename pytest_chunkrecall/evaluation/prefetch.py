@@ -92,29 +92,31 @@ class Prefetch:
             self._pool.shutdown(wait=False, cancel_futures=True)
 
     def _run(self, questions: list[str], k: int, futures: list[Future[Outcome]]) -> None:
+        # Every future gets its answer, whatever happens: a case waits on it.
+        try:
+            outcomes = self._answers(questions, k)
+        except BaseException as exc:  # SystemExit or the like, from the retriever's thread
+            outcomes = [(False, exc)] * len(questions)
+        for future, outcome in zip(futures, outcomes, strict=True):
+            future.set_result(outcome)
+
+    def _answers(self, questions: list[str], k: int) -> list[Outcome]:
         if self._batch is None or len(questions) == 1:
-            for question, future in zip(questions, futures, strict=True):
-                future.set_result(self._one(question, k))
-            return
+            return [self._one(question, k) for question in questions]
         try:
             answers = self._batch(questions, k)
             answers = list(answers) if _listable(answers) else answers
         except Exception:
-            # Retried question by question, so that each case reports its own error.
-            for question, future in zip(questions, futures, strict=True):
-                future.set_result(self._one(question, k))
-            return
+            # Asked again question by question, so that each case reports its own error.
+            return [self._one(question, k) for question in questions]
         if not isinstance(answers, list) or len(answers) != len(questions):
             got = f"{len(answers)} result lists" if isinstance(answers, list) else repr(answers)
             error = ChunkrecallError(
                 f"retriever {self.name}: search_batch returned {got} for {len(questions)} "
                 "questions; it must return one result list per question, in the questions' order"
             )
-            for future in futures:
-                future.set_result((False, error))
-            return
-        for future, answer in zip(futures, answers, strict=True):
-            future.set_result((True, answer))
+            return [(False, error)] * len(questions)
+        return [(True, answer) for answer in answers]
 
     def _one(self, question: str, k: int) -> Outcome:
         try:

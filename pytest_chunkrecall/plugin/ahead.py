@@ -21,8 +21,8 @@ _POSITIONS = pytest.StashKey["dict[int, int]"]()
 _INTERACTOR = pytest.StashKey["Any"]()
 
 
-def upcoming(item: pytest.Item) -> Iterator[pytest.Item]:
-    """The items this process will run after ``item``, in the order it will run them."""
+def upcoming(item: pytest.Item, limit: int) -> Iterator[pytest.Item]:
+    """The next ``limit`` items this process will run after ``item``, in the order it will."""
     session = item.session
     items = session.items
     if hasattr(item.config, "workerinput"):
@@ -33,8 +33,8 @@ def upcoming(item: pytest.Item) -> Iterator[pytest.Item]:
         if queue is not None and hasattr(queue, "lock"):
             indices.append(getattr(interactor, "nextitem_index", None))
             with queue.lock() as pending:
-                indices += list(pending)
-        for index in indices:
+                indices += itertools.islice(pending, limit)
+        for index in indices[:limit]:
             if isinstance(index, int) and not isinstance(index, bool) and index < len(items):
                 yield items[index]
         return
@@ -45,7 +45,7 @@ def upcoming(item: pytest.Item) -> Iterator[pytest.Item]:
         }
     at = positions.get(id(item))
     if at is not None:
-        yield from itertools.islice(items, at + 1, None)
+        yield from items[at + 1 : at + 1 + limit]
 
 
 def _interactor(config: pytest.Config) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import warnings
 from collections.abc import Iterator
 from dataclasses import replace
@@ -185,8 +184,7 @@ class CaseItem(pytest.Item):
         if prefetch is None or (prefetch.claimed(self.nodeid) and not prefetch.wants_more()):
             return
         claims = [(self.nodeid, (self.case.question, self.plan.k(self.case)))]
-        scan = 4 * prefetch.window
-        for other in itertools.islice(ahead.upcoming(self), scan):
+        for other in ahead.upcoming(self, 4 * prefetch.window):
             if len(claims) >= prefetch.window:
                 break
             if (
