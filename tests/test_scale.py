@@ -279,3 +279,50 @@ def test_ctrl_c_stops_a_run_with_calls_in_flight_promptly(counted):
     assert stopped < 3, f"took {stopped:.1f} s to stop"
     # 40 questions at 0.5 s each, 4 at a time, would take 5 s more: most were never sent.
     assert log.read_text().count("\n") < 20
+
+
+def test_a_verdict_maps_back_only_the_occurrences_before_the_first_whole_one(monkeypatch):
+    from pytest_chunkrecall.chunkers import fixed_size
+    from pytest_chunkrecall.corpus import Document
+    from pytest_chunkrecall.evaluation.finder import Finder
+    from pytest_chunkrecall.evaluation.suite import Component, SuiteCache
+    from pytest_chunkrecall.text.matcher import Matcher
+
+    # "common" occurs 5,000 times; every window of 60 holds one whole.
+    text = " ".join(f"common w{n:04d}" for n in range(5000))
+    docs = (Document("d.md", text),)
+    chunker = Component.of("fixed_size", fixed_size, {"size": 60, "overlap": 20})
+    suite = SuiteCache().suite(docs, chunker, Component.of("none", lambda chunks: lambda q, k: []))
+    matcher = Matcher("normalized")
+    finder = suite.finder(matcher)
+    mapped = []
+    original = Finder._original
+
+    def counted(self, doc_no, start, end):
+        mapped.append(start)
+        return original(self, doc_no, start, end)
+
+    monkeypatch.setattr(Finder, "_original", counted)
+    location = finder.locate(matcher.prepare("common"))
+    assert location.whole and location.occurrence.start == 0
+    assert mapped == [0]
+    assert len(list(finder.occurrences(matcher.prepare("common")))) == 5000
+
+
+def test_finding_the_first_occurrence_reads_no_further_in_the_index():
+    from pytest_chunkrecall.text.index import WordIndex
+
+    index = WordIndex([" ".join(["common", "rare"] * 10_000)])
+    read = []
+
+    class Counted(list):
+        def __iter__(self):
+            for value in super().__iter__():
+                read.append(value)
+                yield value
+
+    index._postings["common"] = Counted(index._postings["common"])
+    found = index.find("common")
+    assert next(found) == (0, 0)
+    assert len(read) == 1
+    assert len(list(found)) == 9_999  # and the rest on demand, in text order
