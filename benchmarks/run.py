@@ -37,6 +37,7 @@ sys.path.insert(0, str(ROOT))  # the geometry row calls the core of this checkou
 import chunking_evaluation  # noqa: E402
 import scale  # noqa: E402
 import synthetic  # noqa: E402
+import workers as parallel  # noqa: E402
 from measure import (  # noqa: E402
     HAS_XDIST,
     MB,
@@ -296,6 +297,7 @@ def table(rows: list[Row]) -> str:
 
 MEASURES = (
     "overhead", "build", "xdist", "geometry", "memory", "real", "common", "concurrency", "batching",
+    "scale-xdist", "llamaindex",
 )  # fmt: skip
 
 
@@ -342,6 +344,8 @@ def main(argv: list[str] | None = None) -> int:
             "common": lambda: [scale.common(work, sizes)],
             "concurrency": lambda: [scale.concurrency(work, sizes)],
             "batching": lambda: [scale.batching(work, sizes)],
+            "scale-xdist": lambda: parallel.scale_xdist(work, sizes),
+            "llamaindex": lambda: [parallel.llamaindex(work, sizes)],
         }
         for name in MEASURES:
             if name in wanted:

@@ -184,7 +184,8 @@ def _every_report_is_valid(request: pytest.FixtureRequest) -> Iterator[None]:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError, RecursionError):
             continue  # not JSON, or a file a scenario broke on purpose
-        if isinstance(data, dict) and "chunkrecall_report" in data:
+        # a report of another format is a scenario's deliberately foreign input
+        if isinstance(data, dict) and data.get("chunkrecall_report") == 1:
             check_report(data)
 
 

@@ -199,6 +199,7 @@ def gold_run(server: str, report: Path, concurrency: int) -> dict[str, Any]:
     """The example's gold suite with shopkb.chroma as its retriever, and its JSON report."""
     args = [
         "gold",
+        "--strict-config",
         "-o",
         "chunkrecall_retriever=shopkb.chroma:build",
         "-o",

@@ -16,10 +16,11 @@ from ..config.limits import bounded_output
 from ..corpus import Document, read_documents
 from ..errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from ..retrieval import shapes as retrieval
-from ..retrieval.adapters import SearchFunction
+from ..retrieval.adapters import BatchFunction, SearchFunction
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
 from .finder import Finder
+from .prefetch import Key, Outcome, Prefetch
 
 T = TypeVar("T")
 
@@ -91,6 +92,12 @@ class SuiteCache:
             ),
         )
 
+    def close(self) -> None:
+        """Stop every suite's questions asked ahead."""
+        for built in self._built.values():
+            if isinstance(built, Suite):
+                built.close()
+
     def _once(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s value for ``key``, or its error, remembered for the rest of the process."""
         if key not in self._built:
@@ -155,7 +162,8 @@ class Suite:
         self._by_text: dict[str, int] = {}
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
-        self._search = _build_search(retriever, chunks, where=where)
+        self._search, self._batch = _build_search(retriever, chunks, where=where)
+        self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
 
@@ -176,18 +184,48 @@ class Suite:
             )
         return found
 
+    def ahead(self, *, batch_size: int, concurrency: int) -> Prefetch | None:
+        """Where questions are asked ahead of their cases: ``None`` when they are asked one by one.
+
+        Made once: in batches when the retriever takes them, in threads when
+        ``concurrency`` is above 1.
+        """
+        if self.prefetch is None and (self._batch is not None or concurrency > 1):
+            self.prefetch = Prefetch(
+                self._search, self._batch, name=self.retriever.name, batch_size=batch_size,
+                concurrency=concurrency,
+            )  # fmt: skip
+        return self.prefetch
+
     def search(self, question: str, k: int) -> list[retrieval.Retrieved]:
-        """The retriever's top ``k`` for ``question``."""
-        try:
-            results = self._search(question, k)
-        except USER_FAULTS as exc:
+        """The retriever's top ``k`` for ``question`` (asked ahead, when it was)."""
+        key: Key = (question, k)
+        if self.prefetch is not None and self.prefetch.holds(key):
+            outcome = self.prefetch.take(key)
+        else:
+            try:
+                outcome = True, self._search(question, k)
+            except USER_FAULTS as exc:
+                outcome = False, exc
+        return self._retrieved(question, k, outcome)
+
+    def _retrieved(self, question: str, k: int, outcome: Outcome) -> list[retrieval.Retrieved]:
+        ok, results = outcome
+        if not ok:
+            if isinstance(results, ChunkrecallError):
+                raise results.with_traceback(None)
             raise ChunkrecallError(
-                f"retriever {self.retriever.name} raised {describe(exc)} for the question "
-                f"{question!r}:\n{user_traceback(exc)}"
+                f"retriever {self.retriever.name} raised {describe(results)} for the question "
+                f"{question!r}:\n{user_traceback(results)}"
             ) from None
         return retrieval.retrieved(
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
         )
+
+    def close(self) -> None:
+        """Stop asking ahead (the run is over, or interrupted)."""
+        if self.prefetch is not None:
+            self.prefetch.close()
 
     def geometry(self, length: Callable[[str], int] = len) -> Geometry:
         """Chunk sizes, index cost and effective overlap (see :func:`geometry.measure`), once per length."""
@@ -204,7 +242,7 @@ class Suite:
 
 def _build_search(
     retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None
-) -> SearchFunction:
+) -> tuple[SearchFunction, BatchFunction | None]:
     try:
         built = retriever.obj(list(chunks), **retriever.args)
     except USER_FAULTS as exc:
@@ -219,4 +257,7 @@ def _build_search(
             "search(question, k) or an object with a retrieve(question, k) method",
             where=where,
         )
-    return retrieval.search_function(built, name=retriever.name, where=where)
+    return (
+        retrieval.search_function(built, name=retriever.name, where=where),
+        retrieval.batch_function(built, name=retriever.name, where=where),
+    )

@@ -140,6 +140,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         type="linelist",
     )
     parser.addini(
+        "chunkrecall_batch_size",
+        "How many questions go to a retriever's search_batch(questions, k) in one call "
+        "(default: 64)",
+    )
+    parser.addini(
+        "chunkrecall_concurrency",
+        "How many retriever calls may be in flight at once, in threads; the retriever must "
+        "then be thread-safe (default: 1)",
+    )
+    parser.addini(
         "chunkrecall_length",
         "A function module:attr, length(text) -> int, that measures spans and chunks in the "
         "geometry summary (e.g. in tokens); default: characters",
@@ -173,6 +183,13 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile |
     if is_gold or parent.session.isinitpath(file_path):
         return GoldFile.from_parent(parent, path=file_path)
     return None
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # Also after Ctrl-C: questions queued ahead are dropped, not sent.
+    suites = session.config.stash.get(SUITES, None)
+    if suites is not None:
+        suites.close()
 
 
 @pytest.hookimpl(wrapper=True)

@@ -22,6 +22,7 @@ from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain
+from . import ahead
 from ._compat import failure
 from .options import OPTIONS
 
@@ -145,6 +146,7 @@ class CaseItem(pytest.Item):
         except ChunkrecallError as exc:
             self.suite_error = exc
             raise
+        self._ask_ahead(self.suite)
         result = self.plan.evaluate(self.suite, self.case)
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
@@ -185,6 +187,29 @@ class CaseItem(pytest.Item):
             doc.id in docs and doc.id in known and known[doc.id] != fingerprint(doc.text)
             for doc in self.suite.documents
         )
+
+    def _ask_ahead(self, suite: Suite) -> None:
+        """Ask the retriever, in batches or several calls at once, for the next cases' questions.
+
+        Only this gold file's cases that this process will run next are asked
+        for (see :mod:`.ahead`); each case then takes its own question's answer.
+        """
+        opts = self.config.stash[OPTIONS]
+        prefetch = suite.ahead(batch_size=opts.batch_size, concurrency=opts.concurrency)
+        if prefetch is None or (prefetch.claimed(self.nodeid) and not prefetch.wants_more()):
+            return
+        claims = [(self.nodeid, (self.case.question, self.plan.k(self.case)))]
+        for other in ahead.upcoming(self, 4 * prefetch.window):
+            if len(claims) >= prefetch.window:
+                break
+            if (
+                isinstance(other, CaseItem)
+                and other.plan is self.plan
+                and other.case.skip is None
+                and not prefetch.claimed(other.nodeid)
+            ):
+                claims.append((other.nodeid, (other.case.question, self.plan.k(other.case))))
+        prefetch.ask(claims)
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None

@@ -24,6 +24,10 @@ from ..files import not_regular, output_problem
 from ..gold_yaml import load_inline
 from .ini_warning import warn_at_ini
 
+DEFAULT_BATCH_SIZE = 64
+MAX_BATCH_SIZE = 100_000
+MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
+
 
 @dataclass(frozen=True)
 class BaselineSetup:
@@ -54,6 +58,8 @@ class Options:
     html: str | None = None
     depth: int = DEFAULT_DEPTH
     corpus_roots: tuple[Path, ...] = ()  # where corpus files may lie (the rootdir first)
+    batch_size: int = DEFAULT_BATCH_SIZE
+    concurrency: int = 1
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -84,6 +90,8 @@ def read(config: pytest.Config) -> Options:
         html=_output(config, "--chunkrecall-html", ini="chunkrecall_html"),
         depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
         corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
+        batch_size=_ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
+        concurrency=_ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
     )
 
 

@@ -6,10 +6,11 @@ adapter asks its library for exactly the ``k`` chunks a case wants.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import inspect
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from ..libraries import (
     LANGCHAIN_RETRIEVER,
@@ -20,7 +21,11 @@ from ..libraries import (
 )
 
 SearchFunction = Callable[[str, int], Any]
+# ``(questions, k) -> one result list per question``, in the questions' order.
+BatchFunction = Callable[[list[str], int], Any]
 
+
+Q = TypeVar("Q")
 
 RETRIEVER_LIBRARIES = "a LangChain retriever or vector store, or a LlamaIndex retriever or index"
 
@@ -41,11 +46,37 @@ def searcher(built: Any, *, name: str, where: str | None) -> SearchFunction | No
     return None
 
 
-def _langchain_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+def batcher(built: Any, *, name: str, where: str | None) -> BatchFunction | None:
+    """The batch function of a library retriever or index, or ``None`` if it has none.
+
+    A LangChain retriever answers a batch through its ``batch`` (its own
+    thread pool); a LlamaIndex retriever through ``aretrieve``, gathered.
+    """
+    if inspect.isclass(built):
+        return None
+    if LANGCHAIN_RETRIEVER.describes(built) and callable(getattr(built, "batch", None)):
+        return _per_k(
+            _langchain_sized(built), lambda retriever, questions: retriever.batch(questions)
+        )
+    if LLAMAINDEX_RETRIEVER.describes(built) and callable(getattr(built, "aretrieve", None)):
+        top_k = _llamaindex_top_k(built)
+        return lambda questions, k: _gathered(top_k(k), questions)
+    if LLAMAINDEX_INDEX.describes(built) and callable(getattr(built, "as_retriever", None)):
+        return _per_k(lambda k: built.as_retriever(similarity_top_k=k), _gathered)
+    return None
+
+
+def _gathered(retriever: Any, questions: list[str]) -> list[Any]:
+    async def every() -> list[Any]:
+        return list(await asyncio.gather(*(retriever.aretrieve(q) for q in questions)))
+
+    return asyncio.run(every())
+
+
+def _langchain_sized(built: Any) -> Callable[[int], Any]:
     # A LangChain retriever returns as many documents as its own setting says
     # (BM25Retriever.k, VectorStoreRetriever.search_kwargs["k"]); a copy with
     # that setting at the case's k is made once per k.
-    library_method(built, "invoke", LANGCHAIN_RETRIEVER, name, where)
     fields = getattr(type(built), "model_fields", None) or {}
     copy = getattr(built, "model_copy", None)
     search_kwargs = getattr(built, "search_kwargs", None)
@@ -59,20 +90,36 @@ def _langchain_retriever(built: Any, *, name: str, where: str | None) -> SearchF
             return copy(update={"search_kwargs": {**search_kwargs, "k": k}})
         return built
 
-    return _per_k(sized, lambda retriever, question: retriever.invoke(question))
+    return sized
 
 
-def _llamaindex_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+def _llamaindex_top_k(built: Any) -> Callable[[int], Any]:
     # LlamaIndex retrievers keep their k in similarity_top_k (a settable
     # property on VectorIndexRetriever); it is set to the case's k before
-    # each question. Results are NodeWithScore, read through .node.
-    retrieve = library_method(built, "retrieve", LLAMAINDEX_RETRIEVER, name, where)
+    # each question.
     settable = isinstance(getattr(built, "similarity_top_k", None), int)
 
-    def search(question: str, k: int) -> Any:
+    def at(k: int) -> Any:
         if settable and built.similarity_top_k != k:
             with contextlib.suppress(AttributeError):  # read-only: it returns what it returns
                 built.similarity_top_k = k
+        return built
+
+    return at
+
+
+def _langchain_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    library_method(built, "invoke", LANGCHAIN_RETRIEVER, name, where)
+    return _per_k(_langchain_sized(built), lambda retriever, question: retriever.invoke(question))
+
+
+def _llamaindex_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
+    # Results are NodeWithScore, read through .node.
+    retrieve = library_method(built, "retrieve", LLAMAINDEX_RETRIEVER, name, where)
+    top_k = _llamaindex_top_k(built)
+
+    def search(question: str, k: int) -> Any:
+        top_k(k)
         return retrieve(question)
 
     return search
@@ -86,11 +133,14 @@ def _llamaindex_index(built: Any, *, name: str, where: str | None) -> SearchFunc
     )
 
 
-def _per_k(make: Callable[[int], Any], ask: Callable[[Any, str], Any]) -> SearchFunction:
-    """A search function asking a retriever made by ``make(k)``, made once for each k."""
+def _per_k(make: Callable[[int], Any], ask: Callable[[Any, Q], Any]) -> Callable[[Q, int], Any]:
+    """A function asking a retriever made by ``make(k)``, made once for each k.
+
+    ``Q`` is a question, or a list of them for a batch.
+    """
     made: dict[int, Any] = {}
 
-    def search(question: str, k: int) -> Any:
+    def search(question: Q, k: int) -> Any:
         if k not in made:
             made[k] = make(k)
         return ask(made[k], question)

@@ -12,7 +12,7 @@ from ..callables import accepts, iterable, shape, text_of
 from ..chunking.chunk import Chunk
 from ..errors import USER_FAULTS, ChunkrecallError, describe, user_traceback
 from . import adapters
-from .adapters import SearchFunction
+from .adapters import BatchFunction, SearchFunction
 from .duplicates import distinct
 
 RESULT_SHAPES = (
@@ -52,6 +52,21 @@ def search_function(built: Any, *, name: str, where: str | None) -> SearchFuncti
         f"or {adapters.RETRIEVER_LIBRARIES}",
         where=where,
     )
+
+
+def batch_function(built: Any, *, name: str, where: str | None) -> BatchFunction | None:
+    """A function ``(questions, k) -> one result list per question``, where the retriever has one.
+
+    A library retriever's own batching, or the ``search_batch(questions, k)``
+    method of the user's retriever object.
+    """
+    adapted = adapters.batcher(built, name=name, where=where)
+    if adapted is not None:
+        return adapted
+    method = getattr(built, "search_batch", None)
+    if callable(method) and not inspect.isclass(built):
+        return lambda questions, k: method(questions, k)
+    return None
 
 
 def retrieved(

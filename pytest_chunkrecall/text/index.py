@@ -8,6 +8,7 @@ of one. Only the candidates that word gives are compared with the pattern.
 
 from __future__ import annotations
 
+import heapq
 import itertools
 import re
 from array import array
@@ -43,20 +44,27 @@ class WordIndex:
         self._infix: dict[str, list[tuple[str, int]]] = {}
         self._vocabulary: tuple[list[str], str, array[int]] | None = None
 
-    def find(self, pattern: str) -> list[tuple[int, int]]:
-        """Every ``(text number, offset)`` where ``pattern`` occurs, in text order."""
+    def find(self, pattern: str) -> Iterator[tuple[int, int]]:
+        """Every ``(text number, offset)`` where ``pattern`` occurs, in text order, lazily.
+
+        Each anchor word's postings are already in text order, so the candidates
+        are merged rather than collected and sorted: a caller that stops at the
+        first occurrence it wants pays for the occurrences before it, not for all.
+        """
         if not pattern:
-            return []
+            return
         tokens = list(_WORD.finditer(pattern))
         if not tokens:
-            return self._scan(pattern)
-        found = set()
-        for text_no, pos in self._candidates(pattern, tokens):
-            if pos >= 0 and self.texts[text_no].startswith(pattern, pos):
-                found.add((text_no, pos))
-        return sorted(found)
+            yield from self._scan(pattern)
+            return
+        texts = self.texts
+        for g in self._candidates(pattern, tokens):
+            text_no, pos = self._split(g)
+            if pos >= 0 and texts[text_no].startswith(pattern, pos):
+                yield text_no, pos
 
-    def _candidates(self, pattern: str, tokens: list[re.Match[str]]) -> Iterator[tuple[int, int]]:
+    def _candidates(self, pattern: str, tokens: list[re.Match[str]]) -> Iterator[int]:
+        """Global offsets where ``pattern`` may start, ascending, each once."""
         # Each word of the pattern could anchor the search: a word with a
         # non-word character of the pattern on both sides is a whole word of
         # the text; the last word may start a longer word, the first end one.
@@ -76,18 +84,26 @@ class WordIndex:
             count = self._count(words, limit=best[0] if best else None)
             if best is None or count < best[0]:
                 best = (count, words, token, suffix)
+        # A text position starts one word only, so no two anchor words (nor two
+        # offsets inside words) give the same candidate: merging keeps each once.
         if best is None:  # a single word that may sit inside a longer one
-            token = tokens[0]
-            for text_word, at in self._containing(token.group()):
-                for g in self._postings[text_word]:
-                    yield self._split(g + at - token.start())
+            start = tokens[0].start()
+            yield from heapq.merge(
+                *(
+                    _shifted(self._postings[text_word], at - start)
+                    for text_word, at in self._containing(tokens[0].group())
+                )
+            )
             return
         _, words, token, suffix = best
-        for text_word in words:
-            # where the token starts in the text, less its offset in the pattern
-            shift = len(text_word) - len(token.group()) if suffix else 0
-            for g in self._postings[text_word]:
-                yield self._split(g + shift - token.start())
+        # where the token starts in the text, less its offset in the pattern
+        streams = [
+            _shifted(
+                self._postings[w], (len(w) - len(token.group()) if suffix else 0) - token.start()
+            )
+            for w in words
+        ]
+        yield from streams[0] if len(streams) == 1 else heapq.merge(*streams)
 
     def _count(self, words: list[str], *, limit: int | None) -> int:
         """How many occurrences ``words`` have together, counted no further than ``limit``."""
@@ -149,3 +165,10 @@ class WordIndex:
                 found.append((text_no, at))
                 at = text.find(pattern, at + 1)
         return found
+
+
+def _shifted(postings: array[int], shift: int) -> Iterator[int]:
+    """The offsets of ``postings`` moved by ``shift``, in their (ascending) order."""
+    if not shift:
+        return iter(postings)
+    return (g + shift for g in postings)

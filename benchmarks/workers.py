@@ -1,0 +1,238 @@
+"""The rows on asking ahead under xdist, and on LlamaIndex's own evaluator over the same questions.
+
+- ``scale-xdist``: ``-n 2`` against a serial run, for the retriever that waits
+  20 ms a call (``chunkrecall_concurrency`` 1) and for wordllama offering
+  ``search_batch``; beside them, what ``-n 2`` gives plain tests that sleep as
+  long, and how many questions the workers sent together (none twice).
+- ``llamaindex``: the chunking-evaluation questions and the same wordllama
+  ranking through LlamaIndex's ``RetrieverEvaluator`` with two asyncio workers
+  (``aevaluate_dataset``'s way; llama-index-core 0.14 no longer has that
+  method), for time and for agreement on hit-rate@5.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from importlib.util import find_spec
+from pathlib import Path
+from typing import Any
+
+import chunking_evaluation
+import scale
+import synthetic
+import yaml
+from measure import MB, PLUGIN, XDIST, Row, Run, Sizes, alternate, median, pytest_run
+
+SLEEPING_TESTS = """
+import time
+import pytest
+
+@pytest.mark.parametrize("number", range({cases}))
+def test_sleep(number):
+    time.sleep(0.02)
+"""
+
+
+def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
+    """``-n 2`` against serial: a retriever that waits, wordllama in batches, and plain tests."""
+    if find_spec("xdist") is None:
+        return [Row("-n 2", "pytest-xdist is not installed", "skipped")]
+    sleepy = synthetic.write_project(
+        work / "xdist-slow", cases=sizes.slow_cases, corpus_chars=MB // 2, documents_count=10,
+        retriever="keywords:index", retriever_args={"sleep": 0.02},
+    )  # fmt: skip
+    (sleepy.root / "test_sleep.py").write_text(
+        SLEEPING_TESTS.format(cases=sizes.slow_cases), encoding="utf-8"
+    )
+
+    def two(target: str) -> tuple[list[Run], list[Run]]:
+        return alternate(
+            sizes.slow_repeats,
+            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "0", target),
+            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "2", target),
+        )
+
+    plain = two("test_sleep.py")
+    slow = two("gold")
+    plain_speedup = median(plain[0]) / median(plain[1])
+    slow_speedup = median(slow[0]) / median(slow[1])
+    rows = [
+        Row(
+            "-n 2",
+            f"{sizes.slow_cases:,} cases, retriever sleeps 20 ms a call, concurrency 1, "
+            f"median of {sizes.slow_repeats}",
+            f"serial {median(slow[0]):.2f} s / `-n 2` {median(slow[1]):.2f} s = "
+            f"**{slow_speedup:.2f}x**; {sizes.slow_cases:,} plain tests sleeping 20 ms: "
+            f"{median(plain[0]):.2f} s / {median(plain[1]):.2f} s = {plain_speedup:.2f}x",
+            "no less than plain tests get (within 10%)",
+            slow_speedup >= 0.9 * plain_speedup,
+        )
+    ]
+    data = chunking_evaluation.DATA
+    if not (data / "questions_df.csv").is_file() or find_spec("wordllama") is None:
+        return [
+            *rows,
+            Row("-n 2, batched", "no chunking_evaluation data or no wordllama", "skipped"),
+        ]
+    project = work / "xdist-batching"
+    cases = scale.write_questions(data, project)
+    sent: dict[str, list[dict[str, float]]] = {}
+
+    def batched(workers: str) -> Run:
+        counted = work / f"xdist-batching-{workers}"
+        run = pytest_run(
+            project, *PLUGIN, *XDIST, "-n", workers, "-o", "chunkrecall_retriever=embeddings:batched",
+            "-o", "chunkrecall_depth=0", "--chunkrecall-report", str(project / f"n{workers}.json"),
+            "gold", env={"CHUNKRECALL_BENCH_CALLS": str(counted)},
+        )  # fmt: skip
+        found = [json.loads(p.read_text()) for p in work.glob(f"{counted.name}.*")]
+        for path in work.glob(f"{counted.name}.*"):
+            path.unlink()
+        sent[workers] = [c for c in found if c.get("questions")]
+        return run
+
+    serial, parallel = alternate(sizes.batch_repeats, lambda: batched("0"), lambda: batched("2"))
+    reports = [json.loads((project / f"n{n}.json").read_text()) for n in ("0", "2")]
+    same = reports[0]["totals"] == reports[1]["totals"] and [
+        (c["nodeid"], c["verdict"]) for c in reports[0]["cases"]
+    ] == [(c["nodeid"], c["verdict"]) for c in reports[1]["cases"]]
+    asked = [sum(c["questions"] for c in sent[n]) for n in ("0", "2")]
+    speedup = median(serial) / median(parallel)
+    rows.append(
+        Row(
+            "-n 2, batched",
+            f"wordllama offering `search_batch` over chunking_evaluation's {cases} questions, "
+            f"`chunkrecall_depth=0`, median of {sizes.batch_repeats}",
+            f"serial {median(serial):.2f} s / `-n 2` {median(parallel):.2f} s = "
+            f"**{speedup:.2f}x**; questions sent: {asked[0]:.0f} serial, {asked[1]:.0f} by "
+            f"{len(sent['2'])} workers in "
+            f"{sum(c['search_batch'] for c in sent['2']):.0f} batches"
+            f"{'' if same else ' (**the verdicts differ**)'}",
+            "same verdicts; no question sent twice",
+            same and asked[0] == asked[1] == cases,
+        )
+    )
+    return rows
+
+
+def llamaindex(work: Path, sizes: Sizes) -> Row:
+    """The same questions and ranking through LlamaIndex's ``RetrieverEvaluator``."""
+    data = chunking_evaluation.DATA
+    if not (data / "questions_df.csv").is_file():
+        return Row("LlamaIndex evaluator", f"no data at {data}", "skipped")
+    if find_spec("wordllama") is None or find_spec("llama_index") is None:
+        return Row("LlamaIndex evaluator", "wordllama or llama-index is not installed", "skipped")
+    project = work / "llamaindex"
+    cases = scale.write_questions(data, project)
+    args = (
+        "-o", "chunkrecall_retriever=embeddings:batched", "-o", "chunkrecall_depth=0",
+        "--chunkrecall-report", str(project / "r.json"), "gold",
+    )  # fmt: skip
+    plugin = [pytest_run(project, *PLUGIN, *args) for _ in range(sizes.batch_repeats)]
+    report = json.loads((project / "r.json").read_text(encoding="utf-8"))
+    hits = {(c["gold_file"], c["id"]): c["verdict"] == "hit" for c in report["cases"]}
+    times, theirs = [], {}
+    for _ in range(sizes.batch_repeats):
+        started = time.perf_counter()
+        theirs = _evaluate(project)
+        times.append(time.perf_counter() - started)
+    agree = sum(theirs[key] == hit for key, hit in hits.items())
+    # A question of several excerpts is a hit for the plugin when each is whole in
+    # some top-5 chunk; LlamaIndex's hit needs one chunk that it counts relevant.
+    single = {
+        (f"gold/{path.name}", case["id"])
+        for path in (project / "gold").glob("*.yaml")
+        for case in yaml.safe_load(path.read_text(encoding="utf-8"))["cases"]
+        if len(case["needles"]) == 1
+    }
+    agree_single = sum(theirs[key] == hits[key] for key in single)
+    ours, lli = sum(hits.values()) / len(hits), sum(theirs.values()) / len(theirs)
+    return Row(
+        "LlamaIndex evaluator",
+        f"wordllama over chunking_evaluation's {cases} questions, fixed_size 800/200, k 5; "
+        "relevant: the chunks holding every needle whole; median of "
+        f"{sizes.batch_repeats}",
+        f"plugin (a pytest process, batched) {median(plugin):.2f} s / "
+        f"`RetrieverEvaluator.aevaluate`, 2 workers, in-process "
+        f"{sorted(times)[len(times) // 2]:.2f} s; hit-rate@5 {ours:.1%} vs {lli:.1%}, the "
+        f"same verdict on **{agree} of {len(hits)}** questions ({agree_single} of the "
+        f"{len(single)} with one excerpt)",
+    )
+
+
+async def _workers(
+    evaluator: Any, questions: list[tuple[str, str, list[str]]], *, workers: int
+) -> list[tuple[str, bool]]:
+    """``aevaluate`` over every question, ``workers`` at a time.
+
+    What ``aevaluate_dataset(dataset, workers=...)`` did before llama-index-core
+    0.14 dropped it with its dataset class: a semaphore over ``aevaluate`` calls.
+    A question no chunk answers whole expects an id that no node has.
+    """
+    gate = asyncio.Semaphore(workers)
+
+    async def one(case_id: str, question: str, expected: list[str]) -> tuple[str, bool]:
+        async with gate:
+            result = await evaluator.aevaluate(question, expected or ["no-such-chunk"])
+        return case_id, result.metric_vals_dict["hit_rate"] > 0
+
+    return list(await asyncio.gather(*(one(*q) for q in questions)))
+
+
+def _evaluate(project: Path) -> dict[tuple[str, str], bool]:
+    """Each case's hit under LlamaIndex's evaluator, by (gold file, case id)."""
+    import yaml
+    from llama_index.core.evaluation import RetrieverEvaluator
+    from llama_index.core.retrievers import BaseRetriever
+    from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+    sys.path.insert(0, str(project))
+    import embeddings
+
+    from pytest_chunkrecall.chunkers import fixed_size
+    from pytest_chunkrecall.corpus import Document
+    from pytest_chunkrecall.evaluation.suite import Component, chunk_corpus
+    from pytest_chunkrecall.text.matcher import Matcher
+
+    matcher = Matcher("normalized")
+
+    class Dense(BaseRetriever):  # type: ignore[misc]
+        def __init__(self, nodes: list[TextNode]) -> None:
+            super().__init__()
+            self.nodes = nodes
+            self.index = embeddings.Dense(nodes_as_chunks(nodes))
+
+        def _retrieve(self, query: QueryBundle) -> list[NodeWithScore]:
+            return [
+                NodeWithScore(node=self.nodes[n]) for n in self.index.search(query.query_str, 5)
+            ]
+
+    def nodes_as_chunks(nodes: list[TextNode]) -> list[Any]:
+        return [type("C", (), {"text": node.text})() for node in nodes]
+
+    found: dict[tuple[str, str], bool] = {}
+    for gold_path in sorted((project / "gold").glob("*.yaml")):
+        gold = yaml.safe_load(gold_path.read_text(encoding="utf-8"))
+        doc = (gold_path.parent / gold["corpus"]).resolve()
+        chunks = chunk_corpus(
+            [Document(doc.name, doc.read_text(encoding="utf-8"))],
+            Component.of("fixed_size", fixed_size, gold["chunker_args"]),
+        )
+        nodes = [TextNode(id_=f"c{c.index}", text=c.text) for c in chunks]
+        prepared = [matcher.prepare(c.text) for c in chunks]
+        relevant = {
+            case["id"]: [
+                nodes[n].id_ for n, text in enumerate(prepared)
+                if all(matcher.contains(text, matcher.prepare(x)) for x in case["needles"])
+            ]
+            for case in gold["cases"]
+        }  # fmt: skip
+        evaluator = RetrieverEvaluator.from_metric_names(["hit_rate"], retriever=Dense(nodes))
+        name = f"gold/{gold_path.name}"
+        questions = [(case["id"], case["question"], relevant[case["id"]]) for case in gold["cases"]]
+        for case_id, hit in asyncio.run(_workers(evaluator, questions, workers=2)):
+            found[(name, case_id)] = hit
+    return found
