@@ -198,7 +198,17 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="key 'question' is given twice in a case",
     ),
-    "an empty gold file": Row(gold("# nothing yet\n"), status=ERRORS, says="the file is empty"),
+    "an empty gold file, named on the command line": Row(
+        gold("# nothing yet\n"),
+        args=("gold/a.yaml",),
+        status=ERRORS,
+        says="the file is empty",
+    ),
+    "an empty YAML file in a gold folder is no gold file": Row(
+        {**gold("cases:\n  - {question: q, needle: 30 days}\n"), "gold/empty.yaml": "# later\n"},
+        status=FAILED,
+        never="empty.yaml",
+    ),
     "an empty cases list": Row(gold("cases: []\n"), status=ERRORS, says="'cases' is empty"),
     "a case that is a list": Row(
         gold("cases:\n  - [question, needle]\n"), status=ERRORS, says="a case must be a mapping"

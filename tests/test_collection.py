@@ -184,3 +184,30 @@ def test_a_gold_pattern_that_matches_nothing_is_said(shop):
     result.stdout.fnmatch_lines(
         ["*chunkrecall_gold pattern 'golden/*.yaml' matches no file under *"]
     )
+
+
+def test_yaml_in_a_gold_folder_that_is_no_gold_file_is_left_alone(shop):
+    """A snapshot test's expected response, in tests/gold/, is not the plugin's business."""
+    shop.gold("status: 200\nexpected:\n  refund_days: 30\n", name="tests/gold/api_response.yaml")
+    shop.gold("- one\n- two\n", name="tests/gold/list.yaml")
+    shop.gold(
+        "corpus: ../docs/policies.md\ncases:\n  - {id: fee, question: fee, needle: 15 percent}\n"
+    )
+    result = shop.run()
+    result.assert_outcomes(passed=1)
+    assert "api_response" not in result.stdout.str()
+
+
+def test_a_near_miss_of_cases_is_still_a_gold_file_with_a_did_you_mean(shop):
+    shop.gold("corpus: ../docs/policies.md\ncase:\n  - {question: fee, needle: 15 percent}\n")
+    result = shop.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*unknown key 'case' in the gold file; did you mean 'cases'?*"])
+
+
+def test_a_file_named_in_chunkrecall_gold_is_always_collected(shop):
+    shop.gold("expected: 1\n", name="checks/odd.yaml")
+    shop.ini("chunkrecall_gold = checks/*.yaml\n")
+    result = shop.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(["*checks/odd.yaml:1: unknown key 'expected'*"])

@@ -178,11 +178,6 @@ def test_the_imported_gold_file_runs_as_written(capsys, pytester, project):
     assert report["totals"]["verdicts"]["absent"] == 0
 
 
-@pytest.mark.xfail(
-    reason="discovery collects NAME.unresolved.yaml (it has corpus:) until it skips files whose "
-    "top level is unresolved:",
-    strict=True,
-)
 def test_pytest_leaves_the_unresolved_file_alone(capsys, pytester, project):
     rows = jsonl(project / "rows.jsonl", [*RESOLVABLE[:2], *UNRESOLVABLE])
     command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")

@@ -47,9 +47,10 @@ def model() -> Any:
 
 def embed(texts: Sequence[str]) -> np.ndarray:
     """One unit-length row per text: its wordllama embedding, so a dot product is a cosine."""
+    found = model()  # first: without wordllama, say so, not that numpy is missing
     import numpy as np
 
-    vectors: np.ndarray = model().embed(list(texts))
+    vectors: np.ndarray = found.embed(list(texts))
     lengths = np.linalg.norm(vectors, axis=1, keepdims=True)
     # An empty text embeds as zeros: it stays zero, so it matches nothing,
     # instead of turning into NaN and upsetting the ranking.

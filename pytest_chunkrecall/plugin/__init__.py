@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from ..config.settings import SETTING_KEYS
+from ..discovery import is_gold_file
 from ..evaluation.suite import SuiteCache
 from . import hookspecs, options
 from .ending import RunEnd
@@ -177,7 +178,8 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile |
         parts = (
             file_path.parent.relative_to(rootdir).parts if file_path.is_relative_to(rootdir) else ()
         )
-        is_gold = "gold" in parts
+        # a snapshot test's YAML in a folder named gold is left alone
+        is_gold = "gold" in parts and is_gold_file(file_path)
     else:
         is_gold = file_path.resolve() in chosen
     if is_gold or parent.session.isinitpath(file_path):
