@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 import traceback
 from pathlib import Path
 
@@ -10,7 +11,8 @@ import pluggy
 
 _PACKAGE_DIR = str(Path(__file__).parent)
 # Hooks reach user code through pluggy; its frames are no more the user's than ours.
-_HIDDEN = (_PACKAGE_DIR, str(Path(pluggy.__file__).parent))
+# Folders, with their separator: a user package named pytest_chunkrecall_contrib is no frame of ours.
+_HIDDEN = (_PACKAGE_DIR + os.sep, str(Path(pluggy.__file__).parent) + os.sep)
 
 
 # What user code may raise that is reported as its error: everything but

@@ -16,12 +16,20 @@ from pytest_chunkrecall.retrievers import bm25
 
 
 def windows(text: str, size: int, overlap: int) -> list[str]:
-    """Windows of ``size`` from 0, each ``size - overlap`` after the last, until the start passes the end."""
+    """Windows of ``size`` from 0, each ``size - overlap`` after the last, until one reaches the end."""
     out, start = [], 0
     while start < len(text):
         out.append(text[start : start + size])
+        if start + size >= len(text):
+            break
         start += size - overlap
     return out
+
+
+def test_no_last_window_lies_wholly_inside_the_one_before():
+    text = "x" * 800
+    assert fixed_size(text, 800, 200) == [text]
+    assert [len(w) for w in fixed_size("y" * 1000, 800, 200)] == [800, 400]
 
 
 @st.composite
@@ -42,7 +50,7 @@ def test_fixed_size_windows_rebuild_the_text(text, args):
     chunks = fixed_size(text, size=size, overlap=overlap)
     assert chunks[0] == text[:size]
     assert chunks[0] + "".join(c[overlap:] for c in chunks[1:]) == text
-    assert len(chunks) == math.ceil(len(text) / (size - overlap))
+    assert len(chunks) == 1 + math.ceil(max(0, len(text) - size) / (size - overlap))
 
 
 def test_fixed_size_on_the_article_corpus():
@@ -64,7 +72,7 @@ def test_fixed_size_refuses_impossible_windows(size, overlap):
 
 def test_fixed_size_defaults_to_800_and_200():
     text = "y" * 2000
-    assert [len(c) for c in fixed_size(text)] == [800, 800, 800, 200]
+    assert [len(c) for c in fixed_size(text)] == [800, 800, 800]
 
 
 # BM25 -------------------------------------------------------------------------------

@@ -46,6 +46,8 @@ def place(
             predicted = previous[0] + stride
         elif previous is not None and overlap is not None:
             predicted = previous[1] - overlap
+        if predicted is not None and predicted < 0:
+            predicted = None  # startswith at a negative offset would look at the document's end
         held = hint is not None and document.startswith(text, hint)
         # A hint back before the previous chunk, right after a chunk placed
         # without its own hint, is a library that lost count (LangChain's

@@ -102,7 +102,7 @@ def judge(
         needle_lengths=[length(n) for n in case.needles],
         span_length=_span_length(case, units, finder, length),
         unit=unit,
-        top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank) for r in top],
+        top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank, length=length) for r in top],
         held=[
             Held(units.written[p], ChunkView.of(locations[p].holder))
             for p, r in zip(units.patterns, ranks, strict=True)

@@ -1,0 +1,54 @@
+"""Faults a review found in the first layout, each pinned by a test that failed before its fix."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import pytest_chunkrecall
+from pytest_chunkrecall.chunking.placement import place
+from pytest_chunkrecall.errors import user_traceback
+
+from .conftest import STOREFRONT_CASES, Shop
+
+
+def test_placement_never_gives_negative_offsets():
+    # The predicted start (4 - 10) is below 0: startswith there would look at the document's end.
+    document = "aaaa" + "bbbb" + "zz" + "cccc"
+    assert place(document, [("aaaa", None), ("zz", None)], overlap=10) == [(0, 4), (8, 10)]
+
+
+def test_frames_of_a_package_whose_name_only_starts_like_ours_are_shown():
+    package = Path(pytest_chunkrecall.__file__).parent
+    neighbour = f"{package}_contrib{package.anchor[-1:] or '/'}chunker.py"
+    code = compile(
+        "def chunk(text):\n    raise ValueError('bad chunk')\nchunk('x')\n", neighbour, "exec"
+    )
+    try:
+        exec(code, {})
+    except ValueError as exc:
+        shown = user_traceback(exc)
+    assert "pytest_chunkrecall_contrib" in shown
+    assert "ValueError: bad chunk" in shown
+
+
+def test_each_top_chunk_in_the_report_has_its_size(shop: Shop):
+    shop.gold(
+        "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 2\n"
+        + STOREFRONT_CASES
+    )
+    _, report = shop.report()
+    sizes = [view["size"] for case in report["cases"] for view in case["top"]]
+    assert sizes and all(isinstance(size, int) and 0 < size <= 80 for size in sizes)
+
+
+@pytest.mark.parametrize("value", ["true", "yes"])
+def test_xfail_true_is_accepted(shop: Shop, value: str):
+    shop.gold(
+        "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\ncases:\n"
+        f"  - {{id: customs, question: customs, needle: 9 dollars, "
+        f"span: {{from: Customs clearance, to: 9 dollars}}, xfail: {value}}}\n"
+    )
+    result = shop.run()
+    result.assert_outcomes(xfailed=1)
