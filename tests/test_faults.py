@@ -52,3 +52,42 @@ def test_xfail_true_is_accepted(shop: Shop, value: str):
     )
     result = shop.run()
     result.assert_outcomes(xfailed=1)
+
+
+def test_a_hooks_chunker_does_not_get_arguments_the_ini_wrote_for_another(shop: Shop):
+    shop.write(
+        "conftest.py",
+        "def paragraphs(text):\n    return [p for p in text.split('\\n') if p.strip()]\n\n"
+        "def pytest_chunkrecall_chunker(config, gold_path):\n    return paragraphs\n",
+    )
+    shop.ini("chunkrecall_chunker_args = {size: 80, overlap: 0}\n")
+    shop.gold(
+        "corpus: ../docs/policies.md\nk: 1\ncases:\n  - {id: fee, question: restocking fee, needle: 15 percent}\n"
+    )
+    result = shop.run()
+    result.assert_outcomes(passed=1)
+
+
+def test_settings_check_themselves_when_built_in_code():
+    from pytest_chunkrecall import ChunkrecallError, Settings
+
+    assert Settings(corpus="docs/*.md").corpus == ("docs/*.md",)  # type: ignore[arg-type]
+    for bad in ({"match": "fuzzzy"}, {"k": 0}, {"k": "5"}, {"fuzzy_threshold": 101}):
+        with pytest.raises(ChunkrecallError):
+            Settings(**bad)  # type: ignore[arg-type]
+
+
+def test_evaluate_takes_documents_chunker_and_retriever_objects(tmp_path):
+    from pytest_chunkrecall import evaluate
+
+    gold = tmp_path / "gold" / "g.yaml"
+    gold.parent.mkdir()
+    gold.write_text("cases:\n  - {id: a, question: trash, needle: 30 days, doc: trash}\n")
+    results = evaluate(
+        gold,
+        rootdir=tmp_path,
+        documents={"billing": "Invoices are paid within 30 days.", "trash": "Trash: 30 days."},
+        chunker=lambda text: [text],
+        retriever=lambda chunks: lambda question, k: [1, 0][:k],
+    )
+    assert [(r.verdict, r.rank, r.docs) for r in results] == [("hit", 1, ["trash"])]

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import shown
+from ..errors import ChunkrecallError, shown
 from .limits import k_problem
 
 MATCH_MODES = ("exact", "normalized", "fuzzy")
@@ -46,6 +46,24 @@ class Settings:
     fuzzy_threshold: float | None = None
     corpus_base: Path | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        # Settings built in code (a notebook's evaluate()) are checked as the gold and
+        # ini files' are: a bad value is a ChunkrecallError now, not a traceback later.
+        for key in SETTING_KEYS:
+            value = getattr(self, key)
+            if value is None:
+                continue
+            if isinstance(value, Mapping):
+                value = dict(value)
+            elif isinstance(value, tuple):
+                value = list(value)  # as a gold file lists corpus patterns
+            checked, problem = check_setting(key, value)
+            if problem:
+                raise ChunkrecallError(
+                    f"Settings({key}=...) {problem}", where=self.origins.get(key)
+                )
+            object.__setattr__(self, key, checked)
 
     def over(self, other: Settings) -> Settings:
         """These settings, with ``other`` filling in what these leave out.

@@ -21,7 +21,7 @@ from ..config.settings import (
     DEFAULT_RETRIEVER,
     Settings,
 )
-from ..corpus import Document, document_id, find_files
+from ..corpus import Document, document_id, find_files, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
@@ -164,16 +164,13 @@ def plan(
     supplied = supplied or Supplied()
     settings = gold.settings.over(ini)
     chunker = _component(
-        "chunker", gold.settings.chunker, supplied.chunker, ini.chunker, DEFAULT_CHUNKER, settings
-    )
+        "chunker", gold.settings.chunker, supplied.chunker, ini.chunker, DEFAULT_CHUNKER,
+        settings, gold.settings,
+    )  # fmt: skip
     retriever = _component(
-        "retriever",
-        gold.settings.retriever,
-        supplied.retriever,
-        ini.retriever,
-        DEFAULT_RETRIEVER,
-        settings,
-    )
+        "retriever", gold.settings.retriever, supplied.retriever, ini.retriever,
+        DEFAULT_RETRIEVER, settings, gold.settings,
+    )  # fmt: skip
     for component in (chunker, retriever):
         role = "chunker" if component is chunker else "retriever"
         problem = check_arguments(component.obj, component.args, role=role)
@@ -258,9 +255,13 @@ def _component(
     from_ini: str | None,
     default: str,
     settings: Settings,
+    own: Settings,
 ) -> Component:
     args = dict(getattr(settings, f"{kind}_args") or {})
     if from_gold is None and from_code is not None:
+        # Arguments travel with their chunker or retriever (as in Settings.over): the ini
+        # file's were written for the ini's one, not for the object a hook supplies.
+        args = dict(getattr(own, f"{kind}_args") or {})
         name = getattr(from_code, "__qualname__", None) or type(from_code).__name__
         return Component.of(f"{name} (from pytest_chunkrecall_{kind})", from_code, args)
     reference = from_gold or from_ini or default
@@ -274,14 +275,26 @@ def evaluate(
     rootdir: str | Path | None = None,
     settings: Settings | None = None,
     suites: SuiteCache | None = None,
+    documents: Mapping[str, str] | None = None,
+    chunker: Any = None,
+    retriever: Any = None,
 ) -> list[CaseResult]:
     """Evaluate every case of the gold file at ``path`` (skipped cases excepted).
 
     For notebooks and scripts; pytest runs the same evaluation case by case.
+    ``documents`` (``{id: text}``), ``chunker`` and ``retriever`` are what the
+    ``pytest_chunkrecall_documents``, ``_chunker`` and ``_retriever`` hooks would
+    return: objects in place of ``module:attr`` settings. The gold file's own keys win.
     """
     gold_path = Path(path).resolve()
     root = Path(rootdir).resolve() if rootdir else Path.cwd()
-    gold = load(gold_path, name=document_id(gold_path, root))
-    the_plan = plan(gold, name=document_id(gold_path, root), rootdir=root, ini=settings)
+    name = document_id(gold_path, root)
+    gold = load(gold_path, name=name)
+    supplied = Supplied(
+        chunker=chunker,
+        retriever=retriever,
+        documents=from_mapping(documents, where=f"{name} (documents)") if documents else None,
+    )
+    the_plan = plan(gold, name=name, rootdir=root, ini=settings, supplied=supplied)
     suite = the_plan.suite(suites or SuiteCache(root))
     return [the_plan.evaluate(suite, case) for case in gold.cases if case.skip is None]
