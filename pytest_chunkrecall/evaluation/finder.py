@@ -106,6 +106,13 @@ class Finder:
                 holder = self._unplaced_holder(pattern, doc)
                 if holder is not None:
                     return Location(holder, None)
+        elif self.matcher.mode == "exact":
+            # Placed up to normalization (e + U+0301 where the chunk says é), a chunk can
+            # sit beside the occurrence it holds verbatim: its own text has the last word.
+            for index, text in enumerate(self._every_prepared()):
+                chunk = self.chunks[index]
+                if (docs is None or chunk.doc in docs) and pattern in text:
+                    return Location(chunk, first)
         return Location(None, first)
 
     def occurrences(
