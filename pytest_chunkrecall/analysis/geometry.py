@@ -1,5 +1,5 @@
-"""Where chunks sit in their documents: which chunk holds a span whole, where a boundary cut
-it, and what the boundaries share (the effective overlap)."""
+"""Chunk geometry: chunk sizes, index cost, and what neighbouring chunks share (the effective
+overlap), measured from where the chunks sit in their documents."""
 
 from __future__ import annotations
 

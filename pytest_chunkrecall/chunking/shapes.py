@@ -1,4 +1,4 @@
-"""The shapes user code comes in: chunkers, retrievers, and what they return."""
+"""The shapes a chunker comes in (a function, a class, a configured object) and what it returns."""
 
 from __future__ import annotations
 
