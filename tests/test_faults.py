@@ -91,3 +91,20 @@ def test_evaluate_takes_documents_chunker_and_retriever_objects(tmp_path):
         retriever=lambda chunks: lambda question, k: [1, 0][:k],
     )
     assert [(r.verdict, r.rank, r.docs) for r in results] == [("hit", 1, ["trash"])]
+
+
+def test_xfail_lines_show_the_verdict_and_skipped_lines_the_case_line(shop: Shop):
+    shop.gold(
+        "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\ncases:\n"
+        "  - id: customs\n    question: customs\n    needle: 9 dollars\n"
+        "    span: {from: Customs clearance, to: 9 dollars}\n    xfail: too far apart\n"
+        "  - id: later\n    question: later\n    needle: 15 percent\n    skip: not yet\n"
+    )
+    result = shop.run("-rsx")
+    result.assert_outcomes(xfailed=1, skipped=1)
+    result.stdout.fnmatch_lines_random(
+        [
+            "XFAIL gold/policies.yaml::customs - split: too far apart",
+            "SKIPPED [[]1[]] gold/policies.yaml:10: not yet",
+        ]
+    )

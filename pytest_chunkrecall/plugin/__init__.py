@@ -202,6 +202,11 @@ def pytest_runtest_makereport(
     if isinstance(item, CaseItem) and (
         call.when == "call" or (call.when == "setup" and test_report.skipped)
     ):
+        reason = getattr(test_report, "wasxfail", None)
+        if reason is not None and item.result is not None and item.case.xfail is not None:
+            # the XFAIL line says what the expected miss was, beside the gold file's reason
+            verdict = item.result.verdict
+            test_report.wasxfail = f"{verdict}: {reason}" if reason else verdict
         _attach(item, test_report)
     return test_report
 
