@@ -206,7 +206,8 @@ def pytest_runtest_makereport(
         if reason is not None and item.result is not None and item.case.xfail is not None:
             # the XFAIL line says what the expected miss was, beside the gold file's reason
             verdict = item.result.verdict
-            test_report.wasxfail = f"{verdict}: {reason}" if reason else verdict
+            if not reason.startswith(verdict):  # a reason may already name it
+                test_report.wasxfail = f"{verdict}: {reason}" if reason else verdict
         _attach(item, test_report)
     return test_report
 
