@@ -108,3 +108,12 @@ def test_xfail_lines_show_the_verdict_and_skipped_lines_the_case_line(shop: Shop
             "SKIPPED [[]1[]] gold/policies.yaml:10: not yet",
         ]
     )
+
+
+def test_the_summary_names_the_split_cases_longest_span_first(shop: Shop):
+    shop.gold(
+        "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\n"
+        + STOREFRONT_CASES
+    )
+    result = shop.run()
+    result.stdout.fnmatch_lines(["  split: customs (*), *refund-window (28 chars)*"])

@@ -49,6 +49,9 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
     return line
 
 
+WORST_SPLITS = 5  # split cases named per gold file without -v
+
+
 def gold_file_lines(
     path: str,
     info: GoldInfo | None,
@@ -62,6 +65,7 @@ def gold_file_lines(
     Warnings start with ``!``; ``verbose`` adds chunk sizes, the full overlap
     range and the recommendation even when no span was split.
     """
+    results = list(results)
     totals = Totals.of(results)
     if info is not None and "error" in info:
         return [f"{path}: not evaluated: {info['error'].splitlines()[0]}"]
@@ -76,7 +80,22 @@ def gold_file_lines(
         + f" (index x{geometry['index_multiplier']:.2f})"
         + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
     )
-    return lines + _geometry_lines(geometry, analysis, unit, verbose=verbose)
+    return (
+        lines
+        + _geometry_lines(geometry, analysis, unit, verbose=verbose)
+        + _split_cases(results, unit, verbose=verbose)
+    )
+
+
+def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list[str]:
+    """The cases whose span no chunk holds, longest span first: the worst few, or all with -v."""
+    split = sorted((r for r in results if r.span_split), key=lambda r: (-r.span_length, r.id))
+    if not split:
+        return []
+    shown = split if verbose else split[:WORST_SPLITS]
+    names = ", ".join(f"{r.id} ({r.span_length} {unit})" for r in shown)
+    more = len(split) - len(shown)
+    return [f"  split: {names}" + (f", and {more} more (-v lists them)" if more else "")]
 
 
 def _geometry_lines(
