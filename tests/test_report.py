@@ -59,6 +59,30 @@ def test_summary_lines(shop):
     )
 
 
+def test_gold_files_with_one_setup_say_it_once(shop):
+    setup = "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nretriever: rag:keywords\n"
+    case = "cases:\n  - question: restocking fee\n    needle: 15 percent\n"
+    shop.gold(setup + "k: 1\n" + case, "gold/a.yaml")
+    shop.gold(setup + "k: 1\n" + case, "gold/b.yaml")
+    shop.gold(setup + "k: 2\n" + case, "gold/c.yaml")
+    result = shop.run("-p", "no:randomly")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines(
+        lines(
+            "gold/a.yaml: hit-rate 1/1 *",
+            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker *; retriever rag:keywords, k=1",
+            "  geometry: overlap configured 0, *",
+            "gold/b.yaml: hit-rate 1/1 *",
+            "  corpus, chunker, retriever and geometry as gold/a.yaml; spans p50 *",
+            "gold/c.yaml: hit-rate 1/1 *",
+            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker *; retriever rag:keywords, k=2",
+            "  geometry: overlap configured 0, *",
+            "verdicts: *",
+        )
+    )
+    assert result.stdout.str().count("  corpus ../docs/policies.md") == 2
+
+
 def test_json_report_fields_and_outcomes(shop):
     shop.gold(OUTCOMES)
     result, report = shop.report()

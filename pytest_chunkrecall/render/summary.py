@@ -41,15 +41,22 @@ def summary_lines(
     lines.append((terminal.headline(totals), "bold"))
     if totals.cases:
         lines.append((terminal.ranks_line(totals), "plain"))
+    said: dict[tuple[str, ...], str] = {}  # setup lines, and the gold file that said them
     for summary in record.gold_files():
+        setup = None
+        if summary.info is not None and "error" not in summary.info:
+            setup = tuple(terminal.setup_lines(summary.info, verbose=context.verbose))
         for line in terminal.gold_file_lines(
             summary.path,
             summary.info,
             summary.results,
             analysis=summary.analysis,
             verbose=context.verbose,
+            same_setup_as=said.get(setup) if setup else None,
         ):
             lines.append((line, "yellow" if line.startswith("  !") else "plain"))
+        if setup:
+            said.setdefault(setup, summary.path)
     lines.append((terminal.verdict_counts(totals, expected=record.expected_misses()), "plain"))
     rows = record.sweep_rows(alpha=context.alpha)
     if rows:

@@ -9,7 +9,7 @@ from ..analysis.baseline import Comparison
 from ..analysis.geometry import Geometry
 from ..analysis.statistics import wilson
 from ..analysis.survival import SpanAnalysis, finding
-from ..evaluation.gold_facts import GoldInfo
+from ..evaluation.gold_facts import GoldFacts, GoldInfo
 from ..evaluation.results import CaseResult, Totals
 
 
@@ -59,11 +59,14 @@ def gold_file_lines(
     *,
     analysis: SpanAnalysis | None = None,
     verbose: bool = False,
+    same_setup_as: str | None = None,
 ) -> list[str]:
     """The summary lines of one gold file: totals; corpus, chunker and retriever; geometry.
 
     Warnings start with ``!``; ``verbose`` adds chunk sizes, the full overlap
-    range and the recommendation even when no span was split.
+    range and the recommendation even when no span was split. A file whose
+    setup lines (``setup_lines``) an earlier one already said names that file
+    (``same_setup_as``) instead of saying them again.
     """
     results = list(results)
     totals = Totals.of(results)
@@ -72,19 +75,45 @@ def gold_file_lines(
     lines = [f"{path}: {rate(totals)}, split spans {totals.split_spans}"]
     if info is None:
         return lines
+    spans = _spans_text(analysis, info["unit"])
+    if same_setup_as is None:
+        corpus, geometry, *more = setup_lines(info, verbose=verbose)
+        lines += [corpus, geometry + (f"; {spans}" if spans else ""), *more]
+    else:
+        said = f"  corpus, chunker, retriever and geometry as {same_setup_as}"
+        lines.append(said + (f"; {spans}" if spans else ""))
+    return (
+        lines
+        + _span_lines(info["geometry"], analysis, info["unit"], verbose=verbose)
+        + _split_cases(results, info["unit"], verbose=verbose)
+    )
+
+
+def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[str]:
+    """What a gold file ran on: corpus, chunker and retriever, then the chunks' geometry.
+
+    Gold files with the same setup have the same lines: the summary says them once.
+    """
     geometry = info["geometry"]
     unit = info["unit"]
-    lines.append(
+    lines = [
         f"  corpus {info['corpus']}: {_count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
         f"chunker {_call(info['chunker'], info['chunker_args'])} -> {_count(info['chunks'], 'chunk')}"
         + f" (index x{geometry['index_multiplier']:.2f})"
-        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
-    )
-    return (
-        lines
-        + _geometry_lines(geometry, analysis, unit, verbose=verbose)
-        + _split_cases(results, unit, verbose=verbose)
-    )
+        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}",
+        f"  geometry: {_overlap_text(geometry, verbose=verbose)}",
+    ]
+    if verbose:
+        lines.append(
+            f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
+            f"max {geometry['size_max']} {unit}"
+        )
+    if _undelivered(geometry):
+        lines.append(
+            f"  ! configured overlap {geometry['configured_overlap']} is not delivered: "
+            f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
+        )
+    return lines
 
 
 def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list[str]:
@@ -98,10 +127,13 @@ def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list
     return [f"  split: {names}" + (f", and {more} more (-v lists them)" if more else "")]
 
 
-def _geometry_lines(
-    geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
-) -> list[str]:
-    lines = []
+def _undelivered(geometry: Geometry) -> bool:
+    return bool(
+        geometry["configured_overlap"] and geometry["boundaries"] and geometry["no_overlap"]
+    )
+
+
+def _overlap_text(geometry: Geometry, *, verbose: bool) -> str:
     configured = geometry["configured_overlap"]
     unplaced = geometry["chunks"] - geometry["placed"]
     if geometry["boundaries"]:
@@ -118,28 +150,28 @@ def _geometry_lines(
         overlap = "no boundaries between placed chunks"
     if unplaced:
         overlap += f"; offsets unknown for {unplaced} of {geometry['chunks']} chunks (not measured)"
-    spans = ""
-    if analysis is not None and analysis["observed_whole"] is not None:
-        spans = (
-            f"; spans p50 {analysis['length_p50']}, p90 {analysis['length_p90']}, "
-            f"max {analysis['length_max']} {unit}; kept whole {_percent(analysis['observed_whole'])}"
-        )
-        if analysis["predicted_whole"] is not None:
-            spans += f", predicted {_percent(analysis['predicted_whole'])}"
-    lines.append(f"  geometry: {overlap}{spans}")
-    if verbose:
-        lines.append(
-            f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
-            f"max {geometry['size_max']} {unit}"
-        )
-    undelivered = bool(configured and geometry["boundaries"] and geometry["no_overlap"])
-    if undelivered:
-        lines.append(
-            f"  ! configured overlap {configured} is not delivered: {geometry['no_overlap']} of "
-            f"{geometry['boundaries']} boundaries share no text"
-        )
+    return overlap
+
+
+def _spans_text(analysis: SpanAnalysis | None, unit: str) -> str:
+    if analysis is None or analysis["observed_whole"] is None:
+        return ""
+    spans = (
+        f"spans p50 {analysis['length_p50']}, p90 {analysis['length_p90']}, "
+        f"max {analysis['length_max']} {unit}; kept whole {_percent(analysis['observed_whole'])}"
+    )
+    if analysis["predicted_whole"] is not None:
+        spans += f", predicted {_percent(analysis['predicted_whole'])}"
+    return spans
+
+
+def _span_lines(
+    geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
+) -> list[str]:
+    """What the gold file's spans meet in that geometry: warnings, then what would fix them."""
     if analysis is None:
-        return lines
+        return []
+    lines = []
     too_long = analysis["longer_than_every_chunk"]
     if too_long:
         lines.append(
@@ -148,7 +180,7 @@ def _geometry_lines(
             "only a larger or structural chunk can"
         )
     observed = analysis["observed_whole"]
-    if undelivered:
+    if _undelivered(geometry):
         # The same splitter would not deliver a larger overlap either.
         lines.append(
             "  a larger overlap will not help until the chunker delivers the one configured "
