@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import importlib
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -23,7 +25,7 @@ def recipe_section() -> str:
 
 # What each recipe imports, so that it skips (with a reason) where a library is missing.
 NEEDS = {
-    "LangChain": ("langchain_text_splitters", "langchain_community", "rank_bm25"),
+    "LangChain": ("langchain_text_splitters", "langchain_core", "wordllama"),
     "LlamaIndex": ("llama_index.core", "wordllama"),
     "chonkie": ("chonkie",),
     "semchunk": ("semchunk",),
@@ -52,6 +54,35 @@ def recipes(markdown: str) -> dict[str, dict[str, str]]:
         title, _, body = section.partition("\n")
         found[title.strip()] = dict(_FILE_BLOCK.findall(body))
     return found
+
+
+@pytest.mark.parametrize("title", list(NEEDS))
+def test_a_recipe_imports_nothing_deprecated(tmp_path, title):
+    """What users copy must not teach them a deprecated or unmaintained library.
+
+    The recipe's modules and the ones its ini file names are imported in a fresh interpreter, where a warning
+    raised at import is not hidden by a library this process loaded already.
+    """
+    missing = [m for m in NEEDS[title] if m in MISSING]
+    if missing:
+        pytest.skip(f"the {title} recipe needs {', '.join(missing)} (the integration extra)")
+    files = recipes(recipe_section())[title]
+    modules = [name[: -len(".py")].replace("/", ".") for name in files if name.endswith(".py")]
+    # and the libraries the ini file names, such as a chunker class
+    modules += re.findall(r"^chunkrecall_\w+ = ([\w.]+):", files["pytest.ini"], re.MULTILINE)
+    for name, text in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    imports = "; ".join(f"import {module}" for module in modules)
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", imports],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
 
 
 def test_every_recipe_is_run():
