@@ -22,7 +22,7 @@ from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
 from ..files import not_regular, output_problem
 from ..gold_yaml import load_inline
-from .ini_warning import warn_at_ini
+from .ini import ini_number, ini_value, ini_whole, warn_at_ini
 
 DEFAULT_BATCH_SIZE = 64
 MAX_BATCH_SIZE = 100_000
@@ -88,16 +88,16 @@ def read(config: pytest.Config) -> Options:
         report=_output(config, "--chunkrecall-report"),
         markdown=_output(config, "--chunkrecall-markdown"),
         html=_output(config, "--chunkrecall-html", ini="chunkrecall_html"),
-        depth=_ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
+        depth=ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
         corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
-        batch_size=_ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
-        concurrency=_ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
+        batch_size=ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
+        concurrency=ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
     )
 
 
 def _function(config: pytest.Config, key: str, *, what: str) -> Component | None:
     """The function an ini option names as ``module:attr``, imported once for the whole run."""
-    reference = _ini_value(config, key)
+    reference = ini_value(config, key)
     if not reference:
         return None
     try:
@@ -144,7 +144,7 @@ def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> st
     value = config.getoption(option.lstrip("-").replace("-", "_"))
     base = config.invocation_params.dir
     if not value and ini is not None:
-        value = _ini_value(config, ini.removeprefix("chunkrecall_"))
+        value = ini_value(config, ini.removeprefix("chunkrecall_"))
         base = config.rootpath
         if value:
             value = str(base / value)
@@ -162,7 +162,7 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
     gates = _gate_settings(config)
     update = bool(config.getoption("chunkrecall_update_baseline"))
     option = config.getoption("chunkrecall_baseline")
-    ini = _ini_value(config, "baseline")
+    ini = ini_value(config, "baseline")
     if option:
         path, name = config.invocation_params.dir / option, option
     elif ini:
@@ -196,69 +196,35 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
 
 def _gate_settings(config: pytest.Config) -> GateSettings:
     """The gates' ini options; a bad one stops the run before any test, naming it."""
-    gate = _ini_value(config, "gate") or "cases"
+    gate = ini_value(config, "gate") or "cases"
     if gate not in GATES:
         raise pytest.UsageError(
             f"ini option chunkrecall_gate must be one of {', '.join(GATES)}, not {gate!r}"
         )
     try:
-        alpha = _ini_number(config, "alpha", 0.05, 0.0, 0.5)
+        alpha = ini_number(config, "alpha", 0.05, 0.0, 0.5)
     except pytest.UsageError:
         alpha = 0.0
     if alpha == 0.0:
         # Above 0.5 a one-sided test could call one change both worse and better.
         raise pytest.UsageError(
             "ini option chunkrecall_alpha must be a number above 0 and at most 0.5, "
-            f"not {_ini_value(config, 'alpha')!r}"
+            f"not {ini_value(config, 'alpha')!r}"
         )
     return GateSettings(
         gate=gate,
         alpha=alpha,
-        min_effect=_ini_number(config, "min_effect", 0.0, 0.0, 100.0),
-        max_drop=_ini_number(config, "max_drop", None, 0.0, 100.0),
-        min_hit_rate=_ini_number(config, "min_hit_rate", None, 0.0, 1.0),
+        min_effect=ini_number(config, "min_effect", 0.0, 0.0, 100.0),
+        max_drop=ini_number(config, "max_drop", None, 0.0, 100.0),
+        min_hit_rate=ini_number(config, "min_hit_rate", None, 0.0, 1.0),
     )
-
-
-def _ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: int) -> int:
-    """A whole-number ini option from ``low`` to ``high``; a usage error naming it otherwise."""
-    raw = _ini_value(config, key)
-    if not raw:
-        return default
-    try:
-        value = int(raw, 10)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_{key} must be a whole number from {low} to {high:,}, "
-            f"not {raw!r}"
-        )
-    return value
-
-
-def _ini_number(
-    config: pytest.Config, key: str, default: float | None, low: float, high: float
-) -> Any:
-    raw = _ini_value(config, key)
-    if not raw:
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_{key} must be a number from {low:g} to {high:g}, not {raw!r}"
-        )
-    return value
 
 
 def _ini_settings(config: pytest.Config) -> Settings:
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for key in SETTING_KEYS:
-        raw = _ini_value(config, key)
+        raw = ini_value(config, key)
         if not raw:
             continue
         option = f"chunkrecall_{key}"
@@ -282,11 +248,6 @@ def _ini_settings(config: pytest.Config) -> Settings:
         values[key] = value
         origins[key] = f"ini option {option}"
     return Settings(**values, corpus_base=config.rootpath, origins=origins)
-
-
-def _ini_value(config: pytest.Config, key: str) -> Any:
-    value = config.getini(f"chunkrecall_{key}")
-    return value.strip() if isinstance(value, str) else value
 
 
 def _gold_files(config: pytest.Config) -> set[Path] | None:
