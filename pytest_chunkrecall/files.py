@@ -9,6 +9,7 @@ through, so the file it points to is replaced in its own folder and the link sta
 from __future__ import annotations
 
 import errno
+import json
 import os
 import secrets
 import stat
@@ -16,6 +17,9 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
+from typing import Any
+
+from .errors import ChunkrecallError
 
 try:
     import fcntl
@@ -50,6 +54,29 @@ def not_regular(path: Path) -> str | None:
         return _magic_link(path)
     kind = next((name for test, name in _KINDS if test(mode)), "not a regular file")
     return f"it is {kind}, not a regular file"
+
+
+def read_json(path: Path, *, what: str, kind: str, missing: str, advice: str) -> Any:
+    """The JSON value in the file ``path``, which messages call ``what`` (such as ``baseline b.json``).
+
+    Raises :class:`ChunkrecallError`: ``missing`` when there is no such file; otherwise
+    what is wrong with it (unreadable, not JSON, nested too deeply to be ``kind``) and,
+    for a damaged file, ``advice`` on what to do.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ChunkrecallError(missing) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ChunkrecallError(f"cannot read {what}: {exc}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ChunkrecallError(
+            f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {advice}"
+        ) from None
+    except RecursionError:
+        raise ChunkrecallError(f"{what} is nested too deeply to be {kind}; {advice}") from None
 
 
 def _magic_link(path: Path) -> str | None:

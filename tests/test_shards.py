@@ -141,7 +141,12 @@ def test_merge_refuses_what_is_not_one_run_of_shards(
     )
     (path / "broken.json").write_text('{"chunkrecall_report": 1,')
     assert error(capsys, "merge", "broken.json", "odd.json", "--out", "m.json").startswith(
-        "error: broken.json is not a chunkrecall report: not valid JSON (line 1"
+        "error: broken.json is not valid JSON (line 1"
+    )
+    (path / "deep.json").write_text("[" * 100_000)
+    assert error(capsys, "merge", "deep.json", "odd.json", "--out", "m.json") == (
+        "error: deep.json is nested too deeply to be a chunkrecall report; "
+        "give a file written by --chunkrecall-report"
     )
     (path / "future.json").write_text(json.dumps({**even, "chunkrecall_report": 2}))
     assert error(capsys, "merge", "future.json", "odd.json", "--out", "m.json") == (

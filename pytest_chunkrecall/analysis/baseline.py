@@ -10,6 +10,7 @@ from typing import Any, Literal
 
 from ..errors import ChunkrecallError, shown
 from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
+from ..files import read_json
 
 FORMAT = 1
 KEY = "chunkrecall_baseline"
@@ -62,26 +63,13 @@ def load(path: Path, *, name: str) -> Baseline:
 
     Raises :class:`ChunkrecallError` for a missing, corrupt, foreign or newer file.
     """
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ChunkrecallError(
-            f"baseline {name} does not exist; create it with {UPDATE} --chunkrecall-baseline {name}"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChunkrecallError(f"cannot read baseline {name}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChunkrecallError(
-            f"baseline {name} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            f"restore it from version control, or delete it and run {UPDATE}"
-        ) from None
-    except RecursionError:
-        raise ChunkrecallError(
-            f"baseline {name} is nested too deeply to be a baseline; restore it from version "
-            f"control, or delete it and run {UPDATE}"
-        ) from None
+    data = read_json(
+        path,
+        what=f"baseline {name}",
+        kind="a baseline",
+        missing=f"baseline {name} does not exist; create it with {UPDATE} --chunkrecall-baseline {name}",
+        advice=f"restore it from version control, or delete it and run {UPDATE}",
+    )
     if not isinstance(data, dict) or KEY not in data:
         raise ChunkrecallError(
             f"{name} is not a chunkrecall baseline (it has no {KEY!r} key); point "

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
+from ..files import read_json
 from ..render import json_report
 from .drift import setup_changes
 from .record import SETUP_KEYS, RunRecord
@@ -19,21 +19,13 @@ _CASE_KEYS = ("nodeid", "gold_file", "id", "line", "outcome")
 
 def read_report(path: Path) -> dict[str, Any]:
     """The JSON report at ``path``; raises :class:`ChunkrecallError` unless it is one."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise ChunkrecallError(
-            f"{path} does not exist; give a file written by --chunkrecall-report"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChunkrecallError(f"cannot read {path}: {exc}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ChunkrecallError(
-            f"{path} is not a chunkrecall report: not valid JSON (line {exc.lineno}, "
-            f"column {exc.colno}: {exc.msg})"
-        ) from None
+    data = read_json(
+        path,
+        what=str(path),
+        kind="a chunkrecall report",
+        missing=f"{path} does not exist; give a file written by --chunkrecall-report",
+        advice="give a file written by --chunkrecall-report",
+    )
     if not isinstance(data, dict) or KEY not in data:
         raise ChunkrecallError(
             f"{path} is not a chunkrecall report (it has no {KEY!r} key); give files written "
