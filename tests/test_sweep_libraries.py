@@ -216,6 +216,27 @@ def test_under_xdist_the_same_message_stops_the_run_at_collection(shop):
     )
 
 
+# ------------------------------------------------------------ settings that fail
+
+
+@need("langchain_text_splitters")
+def test_a_setting_that_errors_fails_the_run_and_says_which_and_why(shop):
+    configure(shop, LANGCHAIN, "{chunk_size: 200, chunk_overlap: 0}")
+    result, rows = sweep_rows(shop, "overlap=0,300")
+    result.assert_outcomes(passed=4)  # every test passes at the configured setting
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert rows[1]["errors"] == []
+    assert len(rows[2]["errors"]) == 1
+    assert "larger chunk overlap (300) than chunk size (200)" in rows[2]["errors"][0]
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: FAILED: sweep setting overlap=300 could not be evaluated: "
+            f"gold/policies.yaml: chunker {LANGCHAIN}(*) failed: ValueError: Got a larger "
+            "chunk overlap (300) than chunk size (200), should be smaller.*"
+        ]
+    )
+
+
 # ------------------------------------------------------------ a hook's configured object
 
 
