@@ -202,6 +202,20 @@ def test_a_hooks_object_of_no_known_library_cannot_be_swept(shop):
 
 
 @need("chonkie")
+def test_gold_files_refused_for_one_reason_are_named_on_one_line(shop):
+    configure(shop, "chonkie:RecursiveChunker", "{chunk_size: 200}")
+    shop.gold(FOUR_CASES, name="gold/more.yaml")
+    result = shop.run("--chunkrecall-sweep", "overlap=0,40")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        [
+            "ERROR: --chunkrecall-sweep 'overlap=0,40': gold/more.yaml, gold/policies.yaml: "
+            "cannot sweep overlap over chunker chonkie:RecursiveChunker: *"
+        ]
+    )
+
+
+@need("chonkie")
 def test_under_xdist_the_same_message_stops_the_run_at_collection(shop):
     configure(shop, "chonkie:RecursiveChunker", "{chunk_size: 200}")
     result = shop.pytester.runpytest_subprocess("--chunkrecall-sweep", "overlap=0,40", "-n", "2")
@@ -233,6 +247,24 @@ def test_a_setting_that_errors_fails_the_run_and_says_which_and_why(shop):
             "chunkrecall: FAILED: sweep setting overlap=300 could not be evaluated: "
             f"gold/policies.yaml: chunker {LANGCHAIN}(*) failed: ValueError: Got a larger "
             "chunk overlap (300) than chunk size (200), should be smaller.*"
+        ]
+    )
+
+
+@need("langchain_text_splitters")
+def test_a_copy_the_library_would_not_have_built_is_a_setting_that_errors(shop):
+    # a copy is not built again, so what the constructor checks is checked for it
+    hook_chunker(
+        shop, "langchain_text_splitters", "RecursiveCharacterTextSplitter", "chunk_size=200"
+    )
+    result, rows = sweep_rows(shop, "overlap=0,300")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert rows[1]["errors"] == []
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: FAILED: sweep setting overlap=300 could not be evaluated: "
+            "gold/policies.yaml: an overlap of 300 is larger than the chunk size 200, which a "
+            "LangChain text splitter refuses"
         ]
     )
 

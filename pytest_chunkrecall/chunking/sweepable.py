@@ -108,7 +108,23 @@ def apply(
         raise ChunkrecallError(
             f"cannot copy the chunker, a {type(obj).__name__}, with {shown}: {describe(exc)}"
         ) from None
+    _check_copy(copied)
     return copied, new_args, attributes
+
+
+def _check_copy(copied: Any) -> None:
+    """What the library's constructor would have refused, since a copy is not built again."""
+    kind = _kind(copied)
+    if kind is None:
+        return
+    knobs = dict(LIBRARY_KNOBS)[kind]
+    kept = {name: getattr(copied, k.attribute, None) for name, k in knobs.items() if k.attribute}
+    size, overlap = kept.get("size"), kept.get("overlap")
+    if isinstance(size, int) and isinstance(overlap, int) and overlap > size:
+        raise ChunkrecallError(
+            f"an overlap of {overlap} is larger than the chunk size {size}, which a "
+            f"{kind.library} {kind.what} refuses"
+        )
 
 
 def configured(obj: Any, args: Mapping[str, Any], found: Sequence[Target]) -> dict[str, Any]:

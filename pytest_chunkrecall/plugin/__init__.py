@@ -13,7 +13,7 @@ from ..discovery import is_gold_file
 from ..evaluation.suite import SuiteCache
 from . import hookspecs, options
 from .ending import RunEnd
-from .items import SUITES, SWEEP_PROBLEMS, CaseItem, GoldFile
+from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
 from .recorder import Recorder, documents_of
 
@@ -191,9 +191,9 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile |
 def pytest_collection_modifyitems(config: pytest.Config) -> None:
     # Every gold file is collected first, so that the error names each chunker the
     # sweep does not fit, and no test runs at a sweep that cannot be evaluated.
-    problems = config.stash.get(SWEEP_PROBLEMS, None)
-    if problems:
-        raise pytest.UsageError("\n".join(problems))
+    error = sweep_usage_error(config)
+    if error is not None:
+        raise error
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

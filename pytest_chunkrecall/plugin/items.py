@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 SUITES = pytest.StashKey[SuiteCache]()
 SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
-SWEEP_PROBLEMS = pytest.StashKey["list[str]"]()
+SWEEP_PROBLEMS = pytest.StashKey["dict[str, list[str]]"]()  # why -> the gold files
 
 
 class CaseFailed(Exception):
@@ -73,8 +73,22 @@ def sweep_problem(config: pytest.Config, the_plan: Plan) -> str | None:
     try:
         sweepable.targets(chunker.obj, opts.sweep[0], chunker=chunker.name)
     except ChunkrecallError as exc:
-        return f"--chunkrecall-sweep {opts.sweep_spec!r}: {the_plan.name}: {exc.message}"
+        return exc.message
     return None
+
+
+def sweep_usage_error(config: pytest.Config) -> pytest.UsageError | None:
+    """The usage error for every gold file the sweep cannot be applied to, once per reason."""
+    problems = config.stash.get(SWEEP_PROBLEMS, None)
+    if not problems:
+        return None
+    spec = config.stash[OPTIONS].sweep_spec
+    return pytest.UsageError(
+        "\n".join(
+            f"--chunkrecall-sweep {spec!r}: {', '.join(names)}: {why}"
+            for why, names in problems.items()
+        )
+    )
 
 
 def _supplied(config: pytest.Config, hook: Any, path: Path, name: str) -> Supplied:
@@ -107,8 +121,13 @@ class GoldFile(pytest.File):
         if problem is not None:
             if hasattr(self.config, "workerinput"):
                 # an xdist worker cannot stop the run with a usage error; a collection error does
-                raise self.CollectError(f"chunkrecall: {problem}")
-            self.config.stash.setdefault(SWEEP_PROBLEMS, []).append(problem)
+                spec = self.config.stash[OPTIONS].sweep_spec
+                raise self.CollectError(
+                    f"chunkrecall: --chunkrecall-sweep {spec!r}: {self.nodeid}: {problem}"
+                )
+            self.config.stash.setdefault(SWEEP_PROBLEMS, {}).setdefault(problem, []).append(
+                self.nodeid
+            )
             return  # the run stops before any test, at the end of collection
         for case in the_plan.gold.cases:
             item = CaseItem.from_parent(self, name=case.id, case=case, plan=the_plan)
