@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from pytest_chunkrecall.__main__ import main
 from pytest_chunkrecall.chunkers import fixed_size
 
 from .conftest import CARE, POLICIES, STOREFRONT_CASES, Shop, dedent
@@ -248,6 +249,19 @@ def test_a_setting_that_errors_fails_the_run_and_says_which_and_why(shop):
             f"gold/policies.yaml: chunker {LANGCHAIN}(*) failed: ValueError: Got a larger "
             "chunk overlap (300) than chunk size (200), should be smaller.*"
         ]
+    )
+
+
+@need("langchain_text_splitters")
+def test_compare_fails_a_report_whose_sweep_errored_as_the_run_did(shop, capsys):
+    configure(shop, LANGCHAIN, "{chunk_size: 200, chunk_overlap: 0}")
+    shop.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    result, _ = sweep_rows(shop, "overlap=0,300", "--chunkrecall-baseline", "base.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    capsys.readouterr()
+    assert main(["compare", "chunkrecall.json", "--baseline", "base.json"]) == 1
+    assert "chunkrecall: FAILED: sweep setting overlap=300 could not be evaluated: " in (
+        capsys.readouterr().out
     )
 
 
