@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .analysis import baseline
+from .analysis import baseline, sweep
 from .analysis.gating import (
     GATES,
     GateOutcome,
@@ -132,6 +132,7 @@ def run_compare(args: argparse.Namespace) -> int:
         documents=record.fingerprints(),
     )
     record = _outcomes(record, base, settings, outcome)
+    outcome.failures += sweep.failures(record.sweep_rows(alpha=settings.alpha))
     if not found:
         outcome.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"

@@ -333,15 +333,15 @@ def test_sweep_spec_that_does_not_parse_is_a_usage_error(storefront, spec, messa
     result.stderr.fnmatch_lines([f"ERROR: --chunkrecall-sweep*{message}"])
 
 
-def test_sweep_naming_an_argument_the_chunker_does_not_take_stops_before_any_test(storefront):
+def test_sweep_naming_an_argument_the_chunker_does_not_take_is_a_usage_error(storefront):
     result = storefront(0).runpytest("--chunkrecall-sweep", "overlp=0,24")
-    assert result.ret == pytest.ExitCode.INTERRUPTED
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.assert_outcomes()  # stopped before any test
+    result.stderr.fnmatch_lines(
         [
-            "chunkrecall: gold/policies.yaml: --chunkrecall-sweep 'overlp=0,24' cannot be applied to"
-            " chunker pytest_chunkrecall.chunkers:fixed_size: it takes no argument 'overlp'"
-            " (it takes size, overlap); did you mean 'overlap'?"
+            "ERROR: --chunkrecall-sweep 'overlp=0,24': gold/policies.yaml: cannot sweep overlp "
+            "over chunker pytest_chunkrecall.chunkers:fixed_size: it takes no argument 'overlp'; "
+            "it takes size, overlap; did you mean 'overlap'?"
         ]
     )
 

@@ -12,7 +12,7 @@ SETTINGS: list[dict[str, Any]] = [{"overlap": 8}, {"overlap": 16}, {"overlap": 3
 
 def contribution(hit: bool) -> dict[str, Any]:
     return {"hit": hit, "span_split": not hit, "chunking": "c", "chunks": 10,
-            "chunk_chars": 100, "corpus_chars": 100}  # fmt: skip
+            "chunk_length": 100, "corpus_length": 100}  # fmt: skip
 
 
 def cases(configured: list[bool], *settings: list[bool | None]) -> list[dict[str, Any]]:

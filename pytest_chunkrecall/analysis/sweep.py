@@ -8,13 +8,15 @@ its report, and the rows are added up where the reports are.
 from __future__ import annotations
 
 import itertools
+import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import yaml
 
+from ..chunking import sweepable
 from ..errors import ChunkrecallError
 from ..evaluation.plan import Plan
 from ..evaluation.results import CaseResult
@@ -42,6 +44,10 @@ def parse(spec: str) -> list[dict[str, Any]]:
         name, values = match.groups()
         if name in axes:
             raise ValueError(f"{name!r} is given twice")
+        own = sweepable.sweep_name(name)
+        same = [other for other in axes if sweepable.sweep_name(other) == own]
+        if same:
+            raise ValueError(f"{same[0]!r} and {name!r} name the same argument; give one of them")
         items = values.split(",")
         if not values or any(not item.strip() for item in items):
             raise ValueError(f"{name!r} needs a list of values, e.g. {name}=0,24,48")
@@ -59,13 +65,16 @@ def contributions(
     suites: SuiteCache,
 ) -> list[dict[str, Any]]:
     """What one case adds to each row: the configured setting (its result), then each setting."""
-    swept = {name: plan.chunker.args.get(name) for name in settings[0]}
-    found = [{**_contribution(plan, suite, result), "configured": swept}]
+    chunker = plan.chunker
+    try:
+        targets = sweepable.targets(chunker.obj, settings[0], chunker=chunker.name)
+    except ChunkrecallError as exc:  # checked at collection; evaluated in code, it may not be
+        return [{"error": exc.message}] * (len(settings) + 1)
+    configured = sweepable.configured(chunker.obj, chunker.args, targets)
+    found = [{**_contribution(plan, suite, result), "configured": configured}]
     for setting in settings:
-        chunker = plan.chunker
-        chunker = Component.of(chunker.name, chunker.obj, {**chunker.args, **setting})
-        at = plan.with_chunker(chunker)
         try:
+            at = plan.with_chunker(swept(chunker, setting, targets))
             other = at.suite(suites)
             found.append(_contribution(at, other, at.evaluate(other, case)))
         except ChunkrecallError as exc:
@@ -73,15 +82,44 @@ def contributions(
     return found
 
 
+def swept(
+    chunker: Component, setting: Mapping[str, Any], targets: Sequence[sweepable.Target]
+) -> Component:
+    """``chunker`` at ``setting``: built with other arguments, or a configured object's copy.
+
+    A copy is told apart by what was set on it and known by the object it copies,
+    so that every case at one setting shares its chunks and index.
+    """
+    obj, args, attributes = sweepable.apply(chunker.obj, chunker.args, setting, targets)
+    at = Component.of(chunker.name, chunker.obj, args)
+    if not attributes:
+        return at
+    shown = json.dumps({"args": args, "set": attributes}, sort_keys=True, default=repr)
+    return replace(at, obj=obj, args_json=shown)
+
+
+def failures(found: Sequence[SweepRow]) -> list[str]:
+    """Why the sweep fails the run: each setting that could not be evaluated, and why."""
+    lines = []
+    for row in found:
+        if row.errors:
+            more = len(row.errors) - 1
+            rest = f" (and {more} more, listed under the sweep table)" if more else ""
+            lines.append(f"sweep setting {row.label} could not be evaluated: {row.errors[0]}{rest}")
+    return lines
+
+
 def _contribution(plan: Plan, suite: Suite, result: CaseResult) -> dict[str, Any]:
+    chunk_length, corpus_length = suite.lengths(plan.measure)
     return {
         "hit": result.hit,
         "span_split": result.span_split,
         # gold files that share a corpus and a chunker share their chunks: count them once
         "chunking": f"{plan.corpus_key}|{plan.chunker.name}|{plan.chunker.args_json}",
         "chunks": len(suite.chunks),
-        "chunk_chars": sum(len(chunk.text) for chunk in suite.chunks),
-        "corpus_chars": suite.corpus_chars,
+        # in the unit of chunkrecall_length, as the summary's geometry is
+        "chunk_length": chunk_length,
+        "corpus_length": corpus_length,
     }
 
 
@@ -135,7 +173,7 @@ def rows(
         entries = [(case["gold_file"], case["sweep"][number]) for case in swept]
         good = [entry for _, entry in entries if "error" not in entry]
         chunkings = {entry["chunking"]: entry for entry in good}.values()
-        corpus = sum(entry["corpus_chars"] for entry in chunkings)
+        corpus = sum(entry["corpus_length"] for entry in chunkings)
         found.append(
             SweepRow(
                 setting=setting,
@@ -144,7 +182,7 @@ def rows(
                 hits=sum(entry["hit"] for entry in good),
                 split_spans=sum(entry["span_split"] for entry in good),
                 chunks=sum(entry["chunks"] for entry in chunkings),
-                index_multiplier=sum(entry["chunk_chars"] for entry in chunkings) / corpus
+                index_multiplier=sum(entry["chunk_length"] for entry in chunkings) / corpus
                 if corpus
                 else 0.0,
                 errors=sorted(

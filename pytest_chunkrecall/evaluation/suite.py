@@ -166,6 +166,7 @@ class Suite:
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
+        self._lengths: dict[Callable[[str], int], tuple[int, int]] = {}
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -174,6 +175,16 @@ class Suite:
     @property
     def corpus_chars(self) -> int:
         return sum(len(doc.text) for doc in self.documents)
+
+    def lengths(self, length: Callable[[str], int] = len) -> tuple[int, int]:
+        """The total length of the chunks and of the corpus, in ``length``'s units, once per length."""
+        found = self._lengths.get(length)
+        if found is None:
+            found = self._lengths[length] = (
+                sum(length(chunk.text) for chunk in self.chunks),
+                sum(length(doc.text) for doc in self.documents),
+            )
+        return found
 
     def finder(self, matcher: Matcher) -> Finder:
         """The corpus and chunks seen through ``matcher``, built on first use."""

@@ -13,7 +13,7 @@ from ..discovery import is_gold_file
 from ..evaluation.suite import SuiteCache
 from . import hookspecs, options
 from .ending import RunEnd
-from .items import SUITES, CaseItem, GoldFile
+from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
 from .recorder import Recorder, documents_of
 
@@ -185,6 +185,15 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile |
     if is_gold or parent.session.isinitpath(file_path):
         return GoldFile.from_parent(parent, path=file_path)
     return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config: pytest.Config) -> None:
+    # Every gold file is collected first, so that the error names each chunker the
+    # sweep does not fit, and no test runs at a sweep that cannot be evaluated.
+    error = sweep_usage_error(config)
+    if error is not None:
+        raise error
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import pytest
 
+from ..analysis import sweep
 from ..analysis.gating import GateOutcome
 from ..analysis.record import RunRecord
 from .gate import fail, run_gates
+from .options import OPTIONS
 from .outputs import write_outputs
 from .recorder import Recorder
 from .summary import write_summary
@@ -29,6 +31,8 @@ class RunEnd:
         self.outcome = run_gates(
             recorder.config, record, interrupted=interrupted, unevaluated=record.unevaluated()
         )
+        alpha = recorder.config.stash[OPTIONS].baseline.gates.alpha
+        self.outcome.failures += sweep.failures(record.sweep_rows(alpha=alpha))
         fail(self.outcome, session)
         write_outputs(recorder.config, record, recorder.documents, self.outcome, session)
 

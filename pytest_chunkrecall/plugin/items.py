@@ -13,7 +13,7 @@ import pytest
 from ..analysis import sweep
 from ..analysis.drift import fingerprint, span_documents
 from ..analysis.gating import expectation
-from ..chunking.shapes import check_arguments
+from ..chunking import sweepable
 from ..corpus import check_roots, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 SUITES = pytest.StashKey[SuiteCache]()
 SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
+SWEEP_PROBLEMS = pytest.StashKey["dict[str, list[str]]"]()  # why -> the gold files
 
 
 class CaseFailed(Exception):
@@ -60,15 +61,34 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         depth=opts.depth,
     )
     check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
-    if opts.sweep:
-        problem = check_arguments(the_plan.chunker.obj, {**the_plan.chunker.args, **opts.sweep[0]})
-        if problem:
-            raise ChunkrecallError(
-                f"--chunkrecall-sweep {opts.sweep_spec!r} cannot be applied to "
-                f"chunker {the_plan.chunker.name}: {problem}",
-                where=the_plan.settings.where("chunker") or name,
-            )
     return the_plan
+
+
+def sweep_problem(config: pytest.Config, the_plan: Plan) -> str | None:
+    """Why ``--chunkrecall-sweep`` cannot be applied to the gold file's chunker, or ``None``."""
+    opts = config.stash[OPTIONS]
+    if not opts.sweep:
+        return None
+    chunker = the_plan.chunker
+    try:
+        sweepable.targets(chunker.obj, opts.sweep[0], chunker=chunker.name)
+    except ChunkrecallError as exc:
+        return exc.message
+    return None
+
+
+def sweep_usage_error(config: pytest.Config) -> pytest.UsageError | None:
+    """The usage error for every gold file the sweep cannot be applied to, once per reason."""
+    problems = config.stash.get(SWEEP_PROBLEMS, None)
+    if not problems:
+        return None
+    spec = config.stash[OPTIONS].sweep_spec
+    return pytest.UsageError(
+        "\n".join(
+            f"--chunkrecall-sweep {spec!r}: {', '.join(names)}: {why}"
+            for why, names in problems.items()
+        )
+    )
 
 
 def _supplied(config: pytest.Config, hook: Any, path: Path, name: str) -> Supplied:
@@ -97,6 +117,18 @@ class GoldFile(pytest.File):
             the_plan = plan_gold_file(self.config, self.ihook, self.path, self.nodeid)
         except ChunkrecallError as exc:
             raise self.CollectError(f"chunkrecall: {exc}") from None
+        problem = sweep_problem(self.config, the_plan)
+        if problem is not None:
+            if hasattr(self.config, "workerinput"):
+                # an xdist worker cannot stop the run with a usage error; a collection error does
+                spec = self.config.stash[OPTIONS].sweep_spec
+                raise self.CollectError(
+                    f"chunkrecall: --chunkrecall-sweep {spec!r}: {self.nodeid}: {problem}"
+                )
+            self.config.stash.setdefault(SWEEP_PROBLEMS, {}).setdefault(problem, []).append(
+                self.nodeid
+            )
+            return  # the run stops before any test, at the end of collection
         for case in the_plan.gold.cases:
             item = CaseItem.from_parent(self, name=case.id, case=case, plan=the_plan)
             if case.xfail is not None:
