@@ -132,12 +132,12 @@ def run_compare(args: argparse.Namespace) -> int:
         documents=record.fingerprints(),
     )
     record = _outcomes(record, base, settings, outcome)
-    outcome.failures += sweep.failures(record.sweep_rows(alpha=settings.alpha))
+    outcome.errors += sweep.failures(record.sweep_rows(alpha=settings.alpha))
     if not found:
         outcome.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"
         )
-    status = 1 if record.failed() or outcome.failures else 0
+    status = 1 if record.failed() or outcome.fails_run else 0
     accept = accept_command(
         record.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )

@@ -256,8 +256,16 @@ def test_a_setting_that_errors_fails_the_run_and_says_which_and_why(shop):
 def test_compare_fails_a_report_whose_sweep_errored_as_the_run_did(shop, capsys):
     configure(shop, LANGCHAIN, "{chunk_size: 200, chunk_overlap: 0}")
     shop.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
-    result, _ = sweep_rows(shop, "overlap=0,300", "--chunkrecall-baseline", "base.json")
+    result, _ = sweep_rows(
+        shop, "overlap=0,300", "--chunkrecall-baseline", "base.json",
+        "--chunkrecall-markdown", "summary.md",
+    )  # fmt: skip
     assert result.ret == pytest.ExitCode.TESTS_FAILED
+    # the baseline is not what failed: accepting this state would not mend the sweep
+    assert "to accept this state as the new baseline" not in result.stdout.str()
+    markdown = (shop.path / "summary.md").read_text(encoding="utf-8")
+    assert "**Failed:** sweep setting overlap=300 could not be evaluated" in markdown
+    assert "Gate failed" not in markdown
     capsys.readouterr()
     assert main(["compare", "chunkrecall.json", "--baseline", "base.json"]) == 1
     assert "chunkrecall: FAILED: sweep setting overlap=300 could not be evaluated: " in (

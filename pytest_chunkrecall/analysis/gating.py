@@ -54,9 +54,16 @@ class GateOutcome:
     gate_line: str | None = None
     gate_fails: bool = False
     drift: Drift = field(default_factory=Drift)
-    failures: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)  # the gates that failed, and why
+    # what failed the run besides the gates: a sweep setting that errored, a file not written
+    errors: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     written: list[str] = field(default_factory=list)  # the files of the run that were written
+
+    @property
+    def fails_run(self) -> bool:
+        """Whether a gate or something else at the end of the run fails it."""
+        return bool(self.failures or self.errors)
 
     def document_changed(self, result: CaseResult) -> bool:
         """Whether a missed case's span lies in a document that changed since the baseline."""

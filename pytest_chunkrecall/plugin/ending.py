@@ -32,7 +32,7 @@ class RunEnd:
             recorder.config, record, interrupted=interrupted, unevaluated=record.unevaluated()
         )
         alpha = recorder.config.stash[OPTIONS].baseline.gates.alpha
-        self.outcome.failures += sweep.failures(record.sweep_rows(alpha=alpha))
+        self.outcome.errors += sweep.failures(record.sweep_rows(alpha=alpha))
         fail(self.outcome, session)
         write_outputs(recorder.config, record, recorder.documents, self.outcome, session)
 

@@ -19,7 +19,7 @@ from .options import OPTIONS
 
 def fail(outcome: GateOutcome, session: pytest.Session) -> None:
     """Fail the run (exit status 1) when a gate failed and nothing else failed it already."""
-    if outcome.failures and session.exitstatus == pytest.ExitCode.OK:
+    if outcome.fails_run and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
@@ -59,7 +59,7 @@ def run_gates(
                 documents=record.fingerprints(), unevaluated=unevaluated,
             )  # fmt: skip
         except ChunkrecallError as exc:
-            outcome.failures.append(str(exc))
+            outcome.errors.append(str(exc))
         else:
             outcome.notes.append(f"baseline {setup.name} written: {size} cases")
     elif setup.missing:

@@ -74,7 +74,7 @@ def _write(outcome: GateOutcome, session: pytest.Session, path: Path, text: str)
         path.parent.mkdir(parents=True, exist_ok=True)
         write_atomically(path, text)
     except OSError as exc:
-        outcome.failures.append(f"cannot write {path}: {exc.strerror or exc}")
+        outcome.errors.append(f"cannot write {path}: {exc.strerror or exc}")
         fail(outcome, session)
     else:
         outcome.written.append(str(path))

@@ -20,7 +20,7 @@ def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool
         (s.path, s.info, s.results) for s in record.gold_files()
     ]
     comparison, gate_failures = outcome.comparison, outcome.failures
-    status = "failed" if failed or gate_failures or record.failed() else "passed"
+    status = "failed" if failed or outcome.fails_run or record.failed() else "passed"
     lines = [
         f"## chunkrecall: {terminal.rate(totals)}, split spans {totals.split_spans} — {status}",
         "",
@@ -40,7 +40,9 @@ def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     for failure in gate_failures:
         lines.append(f"**Gate failed:** {failure}")
-    if gate_failures:
+    for error in outcome.errors:
+        lines.append(f"**Failed:** {error}")
+    if outcome.fails_run:
         lines.append("")
     if outcome.drift:
         lines += ["### Changed since the baseline", ""]

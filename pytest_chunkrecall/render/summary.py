@@ -91,7 +91,8 @@ def summary_lines(
     if outcome.gate_line is not None:
         lines.append((outcome.gate_line, "red_bold" if outcome.gate_fails else "bold"))
     lines += [(f"chunkrecall: {note}", "yellow") for note in outcome.notes]
-    lines += [(f"chunkrecall: FAILED: {failure}", "red_bold") for failure in outcome.failures]
+    failed = outcome.failures + outcome.errors
+    lines += [(f"chunkrecall: FAILED: {failure}", "red_bold") for failure in failed]
     for path, what in ((context.report_path, "JSON report"), (context.html_path, "HTML page")):
         # a file that could not be written has its red line above, never a "written"
         if path and (context.written is None or str(Path(path)) in context.written):
