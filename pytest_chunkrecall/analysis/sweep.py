@@ -173,7 +173,7 @@ def rows(
         entries = [(case["gold_file"], case["sweep"][number]) for case in swept]
         good = [entry for _, entry in entries if "error" not in entry]
         chunkings = {entry["chunking"]: entry for entry in good}.values()
-        corpus = sum(entry["corpus_length"] for entry in chunkings)
+        corpus = sum(_length(entry, "corpus") for entry in chunkings)
         found.append(
             SweepRow(
                 setting=setting,
@@ -182,7 +182,7 @@ def rows(
                 hits=sum(entry["hit"] for entry in good),
                 split_spans=sum(entry["span_split"] for entry in good),
                 chunks=sum(entry["chunks"] for entry in chunkings),
-                index_multiplier=sum(entry["chunk_length"] for entry in chunkings) / corpus
+                index_multiplier=sum(_length(entry, "chunk") for entry in chunkings) / corpus
                 if corpus
                 else 0.0,
                 errors=sorted(
@@ -195,6 +195,11 @@ def rows(
         found[0],
         *(replace(row, evidence=e) for row, e in zip(found[1:], evidence, strict=True)),
     ]
+
+
+def _length(entry: Mapping[str, Any], of: str) -> int:
+    # reports written before lengths were measured with chunkrecall_length say "<of>_chars"
+    return int(entry.get(f"{of}_length", entry.get(f"{of}_chars", 0)))
 
 
 def _evidence(swept: list[Mapping[str, Any]], settings: int, alpha: float) -> list[SweepEvidence]:
