@@ -4,11 +4,18 @@ make no boundary, and a span a parent holds whole is a hit when the parent comes
 from __future__ import annotations
 
 import itertools
+import json
+import math
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_chunkrecall.analysis.geometry import Geometry, measure
+from pytest_chunkrecall.analysis.survival import SpanFact, analyse
+from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.chunking.placement import place
+from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.text.folding import fold_text
 
 from .conftest import POLICIES
@@ -36,6 +43,10 @@ def by_level(length: int, parent: int, child: int) -> list[Interval]:
 
 def placed(text: str, intervals: list[Interval]) -> list[Interval | None]:
     return place(text, [(text[s:e], None) for s, e in intervals])
+
+
+def chunks_at(text: str, intervals: list[Interval]) -> list[Chunk]:
+    return [Chunk(text[s:e], "d", i, s, e) for i, (s, e) in enumerate(intervals)]
 
 
 # ------------------------------------------------------------- placement
@@ -69,6 +80,80 @@ def test_a_chunk_at_its_predecessors_start_that_reaches_past_it_is_no_child():
     # Periodic text: the next window's text is also at the previous one's start.
     text = "ab " * 4
     assert placed(text, [(0, 3), (3, 9)]) == [(0, 3), (3, 9)]
+
+
+# -------------------------------------------------------------- geometry
+
+
+def test_nested_chunks_make_no_boundary_and_no_overlap():
+    intervals = interleaved(len(POLICIES), 200, 50)
+    geometry = measure([Document("d", POLICIES)], chunks_at(POLICIES, intervals))
+    parents = windows(0, len(POLICIES), 200)
+    assert geometry["boundaries"] == len(parents) - 1
+    assert geometry["overlap_min"] == geometry["overlap_max"] == 0
+    assert geometry["no_overlap"] == len(parents) - 1
+    assert geometry["gaps"] == 0
+    assert geometry["nested"] == len(intervals) - len(parents)
+    assert geometry["window_p50"] == 200  # the parents': the windows boundaries fall between
+
+
+def test_overlapping_parents_are_measured_against_each_other_not_their_children():
+    text = POLICIES[:300]
+    intervals = [(0, 120), (0, 60), (60, 120), (100, 220), (100, 160), (160, 220), (200, 300)]
+    geometry = measure([Document("d", text)], chunks_at(text, intervals))
+    assert geometry["boundaries"] == 2
+    assert geometry["overlap_min"] == geometry["overlap_max"] == 20
+
+
+def test_a_span_a_parent_holds_is_whole_and_one_no_chunk_holds_is_cut_at_the_parents_end():
+    intervals = interleaved(len(POLICIES), 200, 50)
+    chunk_map = ChunkMap(chunks_at(POLICIES, intervals))
+    across_children = chunk_map.holder("d", 40, 60)
+    assert across_children is not None and (across_children.start, across_children.end) == (0, 200)
+    assert chunk_map.holder("d", 190, 210) is None
+    cut = chunk_map.cut("d", 190, 210)
+    assert cut is not None and cut.offset == 200
+    assert cut.left is not None and (cut.left.start, cut.left.end) == (0, 200)
+    assert cut.right is not None and cut.right.start == 200
+
+
+def _all_finite(values: dict[str, object]) -> bool:
+    return all(not isinstance(v, float) or math.isfinite(v) for v in values.values())
+
+
+def test_the_span_arithmetic_on_nested_chunks_is_finite_and_strict_json():
+    intervals = interleaved(len(POLICIES), 200, 50)
+    geometry = measure([Document("d", POLICIES)], chunks_at(POLICIES, intervals))
+    analysis = analyse([SpanFact(f"s{n}", n, n > 40) for n in range(5, 80, 5)], geometry)
+    assert _all_finite(dict(analysis))
+    json.dumps(analysis, allow_nan=False)
+    assert analysis["overlap"] == 0
+    assert analysis["recommended_overlap_p90"] is not None
+
+
+GEOMETRY_NUMBERS = st.integers(-50, 500)
+
+
+@given(
+    size=st.integers(0, 400),
+    largest=st.integers(0, 400),
+    overlap=st.one_of(st.none(), GEOMETRY_NUMBERS),
+    boundaries=st.integers(0, 5),
+    lengths=st.lists(st.integers(0, 600), max_size=12),
+)
+def test_the_span_arithmetic_is_finite_or_null_for_any_geometry(
+    size, largest, overlap, boundaries, lengths
+):
+    geometry: Geometry = {
+        "chunks": 10, "placed": 10, "size_p50": size, "size_max": max(size, largest),
+        "size_mean": float(size), "index_multiplier": 1.0, "boundaries": boundaries,
+        "overlap_min": overlap, "overlap_p50": overlap, "overlap_max": overlap,
+        "no_overlap": 0, "gaps": 0, "configured_overlap": None,
+    }  # fmt: skip
+    facts = [SpanFact(f"s{i}", n, i % 2 == 0) for i, n in enumerate(lengths)]
+    analysis = analyse(facts, geometry)
+    assert _all_finite(dict(analysis))
+    json.dumps(analysis, allow_nan=False)
 
 
 # -------------------------------------------- against a brute-force oracle
@@ -109,12 +194,34 @@ def nested_chunkings(draw: st.DrawFn) -> tuple[str, list[Interval]]:
     return text, parents + [c for p in parents for c in children[p]]
 
 
+def outermost(intervals: list[Interval]) -> list[Interval]:
+    """The chunks no other chunk holds (one of each set of equal ones), by a literal scan."""
+    distinct = sorted(set(intervals))
+    return [
+        (s, e)
+        for s, e in distinct
+        if not any(o != (s, e) and o[0] <= s and e <= o[1] for o in distinct)
+    ]
+
+
 @settings(max_examples=300)
 @given(nested_chunkings())
-def test_placement_finds_every_slice_of_a_nested_chunker(chunking):
+def test_placement_and_boundaries_agree_with_a_brute_force_scan(chunking):
     text, intervals = chunking
     where = placed(text, intervals)
     for (start, end), found in zip(intervals, where, strict=True):
         assert found is not None, f"{text[start:end]!r} at {start} not placed"
         # the slice's own offsets, or text equal to it as the match modes see it
         assert fold_text(text[found[0] : found[1]]) == fold_text(text[start:end])
+    spots = [w for w in where if w is not None]
+    geometry = measure([Document("d", text)], chunks_at(text, spots))
+    outer = outermost(spots)
+    assert geometry["boundaries"] == len(outer) - 1
+    assert geometry["nested"] == len(spots) - len(outer)
+    shares = []
+    for (_, end), (start, _) in itertools.pairwise(outer):
+        gap = text[end:start]
+        shares.append(end - start if end >= start else -len(gap) if gap.strip() else 0)
+    assert geometry["no_overlap"] == sum(1 for v in shares if v <= 0)
+    assert geometry["gaps"] == sum(1 for v in shares if v < 0)
+    assert geometry["overlap_max"] == max(shares, default=None)
