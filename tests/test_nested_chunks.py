@@ -7,6 +7,7 @@ import itertools
 import json
 import math
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -18,7 +19,7 @@ from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.text.folding import fold_text
 
-from .conftest import POLICIES
+from .conftest import POLICIES, lines
 
 Interval = tuple[int, int]
 
@@ -225,3 +226,193 @@ def test_placement_and_boundaries_agree_with_a_brute_force_scan(chunking):
     assert geometry["no_overlap"] == sum(1 for v in shares if v <= 0)
     assert geometry["gaps"] == sum(1 for v in shares if v < 0)
     assert geometry["overlap_max"] == max(shares, default=None)
+
+
+# ------------------------------------------------------- what users see
+
+SMALL_TO_BIG = '''
+import re
+
+
+def chunk(text, parent, child):
+    """Each parent window, then the child windows inside it."""
+    chunks = []
+    for start in range(0, len(text), parent):
+        end = min(start + parent, len(text))
+        chunks.append(text[start:end])
+        chunks += [text[s : min(s + child, end)] for s in range(start, end, child)]
+    return chunks
+
+
+def _words(text):
+    return set(re.findall(r"\\w+", text.lower()))
+
+
+def parents(chunks):
+    """Small-to-big retrieval: rank every chunk by the question's words, return their parents."""
+
+    def parent_of(chunk):
+        holding = [
+            c for c in chunks
+            if c.doc == chunk.doc and None not in (c.start, chunk.start)
+            and c.start <= chunk.start and chunk.end <= c.end
+        ]
+        return max(holding, key=lambda c: c.end - c.start, default=chunk)
+
+    def search(question, k):
+        wanted = _words(question)
+        found = []
+        for c in sorted(chunks, key=lambda c: (-len(wanted & _words(c.text)), c.index)):
+            if parent_of(c) not in found:
+                found.append(parent_of(c))
+        return found[:k]
+
+    return search
+'''
+
+NESTED_GOLD = """\
+corpus: ../docs/*.md
+CHUNKER
+retriever: small_to_big:parents
+k: 1
+cases:
+  - id: refund-window
+    question: What is the refund window after delivery?
+    span: The refund window is 30 days from the delivery date
+    needle: 30 days
+  - id: express
+    question: How long does express shipping take?
+    span: Express shipping takes 2 business days
+    needle: 2 business days
+  - id: restocking
+    question: What is the restocking fee?
+    span: A restocking fee of 15 percent
+    needle: 15 percent
+  - id: customs
+    question: How much is customs clearance?
+    needle: 9 dollars
+    span: {from: Customs clearance, to: 9 dollars}
+"""
+
+
+def nested_project(pytester: pytest.Pytester, chunker: str) -> pytest.Pytester:
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    pytester.makepyfile(small_to_big=SMALL_TO_BIG)
+    pytester.mkdir("docs")
+    pytester.path.joinpath("docs", "policies.md").write_text(POLICIES)
+    pytester.mkdir("gold")
+    pytester.path.joinpath("gold", "policies.yaml").write_text(
+        NESTED_GOLD.replace("CHUNKER", chunker)
+    )
+    return pytester
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one process", "xdist"])
+def test_a_small_to_big_chunker_is_placed_measured_and_judged(
+    pytester: pytest.Pytester, workers: tuple[str, ...]
+):
+    if workers:
+        pytest.importorskip("xdist", reason="needs pytest-xdist")
+    # Parents of 200 characters, each followed by its children of 50: 3 parents, 11 children.
+    nested_project(pytester, "chunker: small_to_big:chunk\nchunker_args: {parent: 200, child: 50}")
+    result = pytester.runpytest("--chunkrecall-report=r.json", *workers)
+    # The spans across a child boundary inside a parent are hits: the parent came back.
+    result.assert_outcomes(passed=3, failed=1)
+    result.stdout.fnmatch_lines(
+        lines(
+            "*cut at docs/policies.md offset 400: *",
+            "*before the cut: chunk 5 [200:400] (200 chars) ends there",
+            "*after the cut:  chunk 11 [400:450] (50 chars)",
+            "  geometry: effective overlap 0; 2 of 2 boundaries share no text;"
+            " 11 of 14 chunks lie inside another (no boundary); spans *",
+        )
+    )
+    assert "offsets unknown" not in result.stdout.str()
+    report = json.loads((pytester.path / "r.json").read_text())
+    (gold,) = report["gold_files"]
+    geometry = gold["geometry"]
+    assert geometry["placed"] == geometry["chunks"] == 14
+    assert (geometry["boundaries"], geometry["nested"], geometry["window_p50"]) == (2, 11, 200)
+    cases = {case["id"]: case for case in report["cases"]}
+    assert {i: c["verdict"] for i, c in cases.items()} == {
+        "refund-window": "hit", "express": "hit", "restocking": "hit", "customs": "split",
+    }  # fmt: skip
+    assert cases["express"]["retrieved_ids"] == ["docs/policies.md#0"]
+    assert cases["restocking"]["retrieved_ids"] == ["docs/policies.md#5"]
+    assert cases["customs"]["span_split"] is True
+
+
+HIERARCHY_ARGS = {"chunk_sizes": [64, 24], "chunk_overlap": 8}
+HIERARCHY = f"""
+from llama_index.core.node_parser import HierarchicalNodeParser
+
+parser = HierarchicalNodeParser.from_defaults(**{HIERARCHY_ARGS!r})
+"""
+
+
+def test_llamaindex_hierarchical_node_parser_is_placed_measured_and_judged(
+    pytester: pytest.Pytester,
+):
+    pytest.importorskip("llama_index.core", reason="needs llama-index-core (the integration extra)")
+    from llama_index.core.node_parser import (
+        HierarchicalNodeParser,
+        get_leaf_nodes,
+        get_root_nodes,
+    )
+    from llama_index.core.schema import Document as LlamaDocument
+
+    # What the library itself says: its roots (offsets in the document) and its
+    # leaves (offsets in their root), every root followed by every leaf.
+    parser = HierarchicalNodeParser.from_defaults(**HIERARCHY_ARGS)
+    nodes = parser.get_nodes_from_documents([LlamaDocument(text=POLICIES)])
+    by_id = {root.node_id: root for root in get_root_nodes(nodes)}
+    roots = [(r.start_char_idx, r.end_char_idx) for r in by_id.values()]
+    leaves = []
+    for leaf in get_leaf_nodes(nodes):
+        start = by_id[leaf.parent_node.node_id].start_char_idx + leaf.start_char_idx
+        assert POLICIES[start : start + len(leaf.text)] == leaf.text
+        leaves.append((start, start + len(leaf.text)))
+    assert len(roots) >= 2
+    (first_start, first_end), (second_start, _) = roots[0], roots[1]
+    # A span whole in the first root but in none of its leaves, and one across the roots.
+    inside = next(
+        (end - 12, end + 12)
+        for _, end in leaves
+        if first_start < end - 12
+        and end + 12 <= first_end
+        and not any(s <= end - 12 and end + 12 <= e for s, e in leaves)
+    )
+    across = (first_end - 12, second_start + 12)
+    pytester.makepyfile(hierarchy=HIERARCHY)
+    nested_project(pytester, "chunker: hierarchy:parser")
+    # The cases drawn from the library's own nodes, in place of the storefront's.
+    pytester.path.joinpath("gold", "policies.yaml").write_text(
+        "corpus: ../docs/*.md\nchunker: hierarchy:parser\nretriever: small_to_big:parents\n"
+        "k: 1\ncases:\n"
+        + "".join(
+            f"  - id: {name}\n    question: {json.dumps(POLICIES[s:e])}\n"
+            f"    needle: {json.dumps(POLICIES[s:e])}\n"
+            for name, (s, e) in (("inside", inside), ("across", across))
+        )
+    )
+    result = pytester.runpytest("--chunkrecall-report=r.json")
+    result.assert_outcomes(passed=1, failed=1)
+    nested = len(nodes) - len(roots)
+    apart = sum(1 for (_, end), (start, _) in itertools.pairwise(roots) if start >= end)
+    result.stdout.fnmatch_lines(
+        lines(
+            f"*cut at docs/policies.md offset {first_end}: *",
+            f"*before the cut: chunk 0 [{first_start}:{first_end}] * ends there",
+            f"  geometry: *; {apart} of {len(roots) - 1} boundaries share no text;"
+            f" {nested} of {len(nodes)} chunks lie inside another (no boundary)*",
+        )
+    )
+    assert "offsets unknown" not in result.stdout.str()
+    report = json.loads((pytester.path / "r.json").read_text())
+    geometry = report["gold_files"][0]["geometry"]
+    assert geometry["placed"] == geometry["chunks"] == len(nodes)
+    assert (geometry["boundaries"], geometry["nested"]) == (len(roots) - 1, nested)
+    cases = {case["id"]: case for case in report["cases"]}
+    assert cases["inside"]["verdict"] == "hit"
+    assert cases["inside"]["retrieved_ids"] == ["docs/policies.md#0"]
+    assert cases["across"]["verdict"] == "split"
