@@ -88,12 +88,12 @@ def test_effective_overlap_of_fixed_windows_is_the_configured_overlap():
 def test_a_boundary_next_to_an_unplaced_chunk_is_not_measured():
     # The middle chunk was rewritten: what it covers is unknown, so neither of
     # its boundaries is measured, and its neighbours are not taken for a gap.
-    text = "aaaa bbbb cccc dddd"
+    text = "aaaa bbbb cccc dddd eeee"
     chunks = [
         Chunk("aaaa bbbb", "d", 0, 0, 9),
         Chunk("Note: bbbb cccc", "d", 1),
         Chunk("cccc dddd", "d", 2, 10, 19),
-        Chunk("dddd", "d", 3, 15, 19),
+        Chunk("dddd eeee", "d", 3, 15, 24),
     ]
     facts = measure([Document("d", text)], chunks)
     assert facts["boundaries"] == 1
@@ -103,7 +103,8 @@ def test_a_boundary_next_to_an_unplaced_chunk_is_not_measured():
 
 def test_a_chunk_inside_its_neighbours_overlap_leaves_no_gap_after_it():
     # LangChain can emit a one-character chunk inside the previous chunk's
-    # overlap; the next chunk follows the farthest text already covered.
+    # overlap; the next chunk follows the farthest text already covered, and
+    # the nested chunk itself divides nothing: it is no boundary.
     text = "aaaa bbbb 2 cccc dddd"
     chunks = [
         Chunk("aaaa bbbb 2 cccc", "d", 0, 0, 16),
@@ -111,8 +112,8 @@ def test_a_chunk_inside_its_neighbours_overlap_leaves_no_gap_after_it():
         Chunk("cccc dddd", "d", 2, 12, 21),
     ]
     facts = measure([Document("d", text)], chunks)
-    assert facts["boundaries"] == 2
-    assert (facts["overlap_min"], facts["overlap_max"]) == (1, 4)
+    assert facts["boundaries"] == 1
+    assert (facts["overlap_min"], facts["overlap_max"]) == (4, 4)
     assert facts["gaps"] == facts["no_overlap"] == 0
 
 

@@ -6,13 +6,21 @@ from __future__ import annotations
 import math
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import pairwise
 from typing import Any, TypedDict
 
 from ..chunking.chunk import Chunk
 from ..corpus import Document
 
 
-class Geometry(TypedDict):
+class _Nesting(TypedDict, total=False):
+    """What nested chunks change; absent from reports written before nesting was measured."""
+
+    nested: int  # placed chunks inside one before them (a parent's children): no boundary there
+    window_p50: int  # the median size of the other chunks, between which boundaries fall
+
+
+class Geometry(_Nesting):
     """Where a suite's chunks fall: sizes, index cost, and the effective overlap at boundaries."""
 
     chunks: int
@@ -21,7 +29,7 @@ class Geometry(TypedDict):
     size_max: int
     size_mean: float
     index_multiplier: float  # chunk text over corpus text: what overlap costs the index
-    boundaries: int  # boundaries measured (between placed neighbours)
+    boundaries: int  # boundaries measured (where a placed chunk reaches past those before it)
     overlap_min: int | None
     overlap_p50: int | None
     overlap_max: int | None
@@ -62,7 +70,8 @@ def measure(
 
     The effective overlap at a boundary is the text a chunk shares with the
     chunks of its document before it (negative: a gap no chunk covers; a gap of
-    whitespace alone counts as no overlap, since nothing is lost there).
+    whitespace alone counts as no overlap, since nothing is lost there). A chunk
+    nested in one before it (a parent's child) makes no boundary.
     """
     sizes = [length(chunk.text) for chunk in chunks]
     by_doc: dict[str, list[Chunk]] = {}
@@ -70,10 +79,16 @@ def measure(
         by_doc.setdefault(chunk.doc, []).append(chunk)
     corpus = 0
     overlaps: list[int] = []
+    windows: list[int] = []  # the sizes of the chunks not nested in another
     for doc in documents:
         corpus += length(doc.text)
-        overlaps += _boundaries(doc.text, by_doc.get(doc.id, []), length)
+        outer = _outer(by_doc.get(doc.id, []))
+        overlaps += _boundaries(doc.text, outer, by_doc.get(doc.id, []), length)
+        windows += [length(chunk.text) for chunk in outer]
     placed_count = sum(1 for chunk in chunks if chunk.placed)
+    nested = placed_count - len(windows)
+    # Unplaced chunks may or may not be nested: they count as windows of their own.
+    windows += [length(chunk.text) for chunk in chunks if not chunk.placed]
     return {
         "chunks": len(chunks),
         "placed": placed_count,
@@ -88,30 +103,51 @@ def measure(
         "no_overlap": sum(1 for v in overlaps if v <= 0),
         "gaps": sum(1 for v in overlaps if v < 0),
         "configured_overlap": configured_overlap,
+        "nested": nested,
+        "window_p50": percentile(windows, 0.5),
     }
 
 
-def _boundaries(text: str, chunks: list[Chunk], length: Callable[[str], int]) -> list[int]:
-    """The effective overlap at each boundary between one document's chunks, in document order.
+def _outer(chunks: list[Chunk]) -> list[Chunk]:
+    """One document's placed chunks that reach past every chunk before them, in document order.
 
-    Each chunk is measured against the farthest the chunks before it reach (a
-    one-word chunk inside its neighbour's overlap leaves no gap). A boundary
-    between chunks that have a chunk of unknown offsets between them in the
-    chunker's output is not measured: what that chunk covers is unknown.
+    In start order (the longer first at a shared start), a chunk that ends
+    within the reach of those before it is nested (a child of a
+    parent-and-children chunker, a one-word chunk inside its neighbour's
+    overlap): it divides no text, so no boundary falls at it.
+    """
+    placed = sorted((c for c in chunks if c.start is not None), key=_reading_order)
+    outer: list[Chunk] = []
+    for chunk in placed:
+        assert chunk.end is not None
+        if not outer or chunk.end > (outer[-1].end or 0):
+            outer.append(chunk)
+    return outer
+
+
+def _reading_order(chunk: Chunk) -> tuple[int, int, int]:
+    """Start order, the longer chunk first at a shared start (a parent before its first child)."""
+    assert chunk.start is not None and chunk.end is not None
+    return chunk.start, -chunk.end, chunk.index
+
+
+def _boundaries(
+    text: str, outer: list[Chunk], chunks: list[Chunk], length: Callable[[str], int]
+) -> list[int]:
+    """The effective overlap at each boundary between one document's ``outer`` chunks, in order.
+
+    Each chunk is measured against the farthest the chunks before it reach. A
+    boundary between chunks that have a chunk of unknown offsets between them
+    in the chunker's output (``chunks``) is not measured: what that chunk
+    covers is unknown.
     """
     unplaced = [c.index for c in chunks if c.start is None]
-    placed = sorted((c for c in chunks if c.start is not None), key=lambda c: (c.start, c.end))
     found: list[int] = []
-    reach: int | None = None
-    before: Chunk | None = None
-    for chunk in placed:
-        assert chunk.start is not None and chunk.end is not None
-        if before is not None and reach is not None:
-            low, high = sorted((before.index, chunk.index))
-            if bisect_right(unplaced, low) == bisect_right(unplaced, high):
-                found.append(shared(text, min(reach, chunk.end), chunk.start, length))
-        reach = chunk.end if reach is None else max(reach, chunk.end)
-        before = chunk
+    for before, chunk in pairwise(outer):
+        assert before.end is not None and chunk.start is not None
+        low, high = sorted((before.index, chunk.index))
+        if bisect_right(unplaced, low) == bisect_right(unplaced, high):
+            found.append(shared(text, before.end, chunk.start, length))
     return found
 
 

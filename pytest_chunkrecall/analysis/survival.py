@@ -36,7 +36,7 @@ class SpanAnalysis(TypedDict):
     length_p90: int
     length_max: int
     largest_chunk: int
-    size: int  # the median chunk size C
+    size: int  # the median chunk size C, of the chunks not nested in another
     overlap: int | None  # the median effective overlap V, when boundaries were measured
     longer_than_every_chunk: list[str]  # case ids no overlap can keep whole
     observed_whole: float | None
@@ -66,7 +66,10 @@ def analyse(spans: Iterable[SpanFact], geometry: Geometry) -> SpanAnalysis:
     facts = list(spans)
     lengths = [fact.length for fact in facts]
     largest = geometry["size_max"]
-    size = geometry["size_p50"]
+    # The windows are the chunks boundaries fall between: a parent's children
+    # keep no span whole that the parent does not (reports written before
+    # nesting was measured have only the median of all chunks).
+    size = geometry.get("window_p50", geometry["size_p50"])
     measured = geometry["overlap_p50"]
     overlap = max(0, measured) if geometry["boundaries"] and measured is not None else None
     result: SpanAnalysis = {

@@ -25,13 +25,16 @@ def place(
     the text is tried where the last stride between chunks would put it (or,
     for the second chunk, where the chunker's configured ``overlap`` would), then
     looked for moving forward from the previous chunk's start (so overlapping
-    chunks are found), first nearby, then in the rest of the document; each time
-    verbatim, and as the normalized match mode sees text (a splitter that joins
-    lines with one newline where the document has a blank line), where ``end -
-    start`` may differ from the text's length. The verbatim match is taken when
-    it follows on from the previous chunk, else the earlier of the two. A piece
-    found neither way gets ``None``. Text that repeats in the document is
-    placed at its first occurrence after the previous chunk.
+    chunks are found, and a child at its parent's start: a chunk nested in the
+    previous one), first nearby, then in the rest of the document, then before
+    the previous chunk (the children of a hierarchy given after all its
+    parents); each time verbatim, and as the normalized match mode sees text (a
+    splitter that joins lines with one newline where the document has a blank
+    line), where ``end - start`` may differ from the text's length. The verbatim
+    match is taken when it follows on from the previous chunk, else the earlier
+    of the two. A piece found neither way gets ``None``. Text that repeats in the
+    document is placed at its first occurrence from the previous chunk's start
+    on (at that start only when it is nested in the previous chunk).
     """
     finder = _Finder(document)
     found: list[tuple[int, int] | None] = []
@@ -62,8 +65,11 @@ def place(
             where = (predicted, predicted + len(text))
         else:
             full = full_searches_failed < _MAX_FULL_SEARCHES
-            reached = previous[1] if previous is not None else 0
-            where = finder.search(text, cursor, reached, full=full)
+            where = _after(finder, text, previous, cursor, full=full)
+            if where is None and full and not doubtful and previous is not None:
+                # Before the previous chunk's start: the next level of a hierarchy
+                # given level by level (all parents, then all children).
+                where = finder.search(text, 0, 0, full=True, end=previous[0] + len(text))
             if where is None and full:
                 full_searches_failed += 1
             if where is None and doubtful:
@@ -78,6 +84,28 @@ def place(
     return found
 
 
+def _after(
+    finder: _Finder, text: str, previous: tuple[int, int] | None, cursor: int, *, full: bool
+) -> tuple[int, int] | None:
+    """``text`` from the previous chunk's start on, at that start only when nested in that chunk.
+
+    A child of a parent-and-children chunker shares its parent's start; any
+    other chunk there is the same text again (a repeat, or periodic text), which
+    an ordinary chunker emits where it next occurs, so that is looked for first.
+    """
+    if previous is None:
+        return finder.search(text, cursor, 0, full=full)
+    low, reached = previous
+    first = finder.search(text, low, reached, full=full)
+    if first is None or first[0] != low or first[1] < reached:
+        return first
+    # Not a child: look further on, but only nearby for the previous chunk's
+    # very text (a leaf as long as its parent), which would otherwise cost a
+    # search of the whole document for each such leaf.
+    again = finder.search(text, cursor, reached, full=full and first[1] != reached)
+    return again or first
+
+
 class _Finder:
     """Looks for chunk texts in one document, verbatim or normalized (folded once, when needed)."""
 
@@ -85,15 +113,18 @@ class _Finder:
         self.document = document
         self._folded: Folded | None = None
 
-    def search(self, text: str, cursor: int, reached: int, *, full: bool) -> tuple[int, int] | None:
-        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere.
+    def search(
+        self, text: str, cursor: int, reached: int, *, full: bool, end: int | None = None
+    ) -> tuple[int, int] | None:
+        """``text`` from ``cursor`` on: nearby, then (if ``full``) anywhere before ``end``.
 
         Nearby is within reach of ``reached``, where the previous chunk ends. A
         verbatim match that leaves text no chunk holds after the previous chunk
         gives way to an earlier normalized one: the chunk is more likely there.
         """
-        near = max(cursor, reached) + len(text) + _NEAR
-        for limit in (near, len(self.document)) if full else (near,):
+        last = len(self.document) if end is None else min(end, len(self.document))
+        near = min(max(cursor, reached) + len(text) + _NEAR, last)
+        for limit in (near, last) if full else (near,):
             start = self.document.find(text, cursor, limit)
             if start >= 0 and not self.document[reached:start].strip():
                 return start, start + len(text)

@@ -165,7 +165,9 @@ def lab_view(
     lengths = gold.get("span_lengths")
     if lengths is None:
         lengths = [c["span_length"] for c in mine if isinstance(c.get("span_length"), int)]
-    size, overlap = geometry.get("size_p50"), geometry.get("overlap_p50")
+    # C is the size of the chunks boundaries fall between, as the span arithmetic has it
+    size = geometry.get("window_p50", geometry.get("size_p50"))
+    overlap = geometry.get("overlap_p50")
     reason = None
     if not geometry.get("placed"):
         reason = (

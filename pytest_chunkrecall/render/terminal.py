@@ -148,6 +148,9 @@ def _overlap_text(geometry: Geometry, *, verbose: bool) -> str:
         overlap = f"{effective}; {without}"
     else:
         overlap = "no boundaries between placed chunks"
+    nested = geometry.get("nested", 0)
+    if nested:
+        overlap += f"; {nested} of {geometry['chunks']} chunks lie inside another (no boundary)"
     if unplaced:
         overlap += f"; offsets unknown for {unplaced} of {geometry['chunks']} chunks (not measured)"
     return overlap
