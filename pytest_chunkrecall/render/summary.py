@@ -13,7 +13,7 @@ from typing import Literal
 from ..analysis.gating import GateOutcome, regression_note
 from ..analysis.record import RunRecord
 from ..evaluation.results import Totals
-from . import terminal
+from . import gold_file, terminal
 
 Style = Literal["plain", "bold", "red", "red_bold", "yellow"]
 
@@ -45,8 +45,8 @@ def summary_lines(
     for summary in record.gold_files():
         setup = None
         if summary.info is not None and "error" not in summary.info:
-            setup = tuple(terminal.setup_lines(summary.info, verbose=context.verbose))
-        for line in terminal.gold_file_lines(
+            setup = tuple(gold_file.setup_lines(summary.info, verbose=context.verbose))
+        for line in gold_file.gold_file_lines(
             summary.path,
             summary.info,
             summary.results,

@@ -1,0 +1,196 @@
+"""A gold file's lines in the summary: its totals, what it ran on, the chunks' geometry,
+and what its spans meet there (warnings, the overlap that would keep them whole)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from ..analysis.geometry import Geometry
+from ..analysis.survival import SpanAnalysis, finding
+from ..evaluation.gold_facts import GoldFacts, GoldInfo
+from ..evaluation.results import CaseResult, Totals
+from .terminal import count, percent, rate
+
+WORST_SPLITS = 5  # split cases named per gold file without -v
+
+
+def gold_file_lines(
+    path: str,
+    info: GoldInfo | None,
+    results: Iterable[CaseResult],
+    *,
+    analysis: SpanAnalysis | None = None,
+    verbose: bool = False,
+    same_setup_as: str | None = None,
+) -> list[str]:
+    """The summary lines of one gold file: totals; corpus, chunker and retriever; geometry.
+
+    Warnings start with ``!``; ``verbose`` adds chunk sizes, the full overlap
+    range and the recommendation even when no span was split. A file whose
+    setup lines (``setup_lines``) an earlier one already said names that file
+    (``same_setup_as``) instead of saying them again.
+    """
+    results = list(results)
+    totals = Totals.of(results)
+    if info is not None and "error" in info:
+        return [f"{path}: not evaluated: {info['error'].splitlines()[0]}"]
+    lines = [f"{path}: {rate(totals)}, split spans {totals.split_spans}"]
+    if info is None:
+        return lines
+    spans = _spans_text(analysis, info["unit"])
+    if same_setup_as is None:
+        corpus, geometry, *more = setup_lines(info, verbose=verbose)
+        lines += [corpus, geometry + (f"; {spans}" if spans else ""), *more]
+    else:
+        said = f"  corpus, chunker, retriever and geometry as {same_setup_as}"
+        lines.append(said + (f"; {spans}" if spans else ""))
+    return (
+        lines
+        + _span_lines(info["geometry"], analysis, info["unit"], verbose=verbose)
+        + _split_cases(results, info["unit"], verbose=verbose)
+    )
+
+
+def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[str]:
+    """What a gold file ran on: corpus, chunker and retriever, then the chunks' geometry.
+
+    Gold files with the same setup have the same lines: the summary says them once.
+    """
+    geometry = info["geometry"]
+    unit = info["unit"]
+    lines = [
+        f"  corpus {info['corpus']}: {count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
+        f"chunker {_call(info['chunker'], info['chunker_args'])} -> {count(info['chunks'], 'chunk')}"
+        + f" (index x{geometry['index_multiplier']:.2f})"
+        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}",
+        f"  geometry: {_overlap_text(geometry, verbose=verbose)}",
+    ]
+    if verbose:
+        lines.append(
+            f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
+            f"max {geometry['size_max']} {unit}"
+        )
+    if _undelivered(geometry):
+        lines.append(
+            f"  ! configured overlap {geometry['configured_overlap']} is not delivered: "
+            f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
+        )
+    return lines
+
+
+def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list[str]:
+    """The cases whose span no chunk holds, longest span first: the worst few, or all with -v."""
+    split = sorted((r for r in results if r.span_split), key=lambda r: (-r.span_length, r.id))
+    if not split:
+        return []
+    shown = split if verbose else split[:WORST_SPLITS]
+    names = ", ".join(f"{r.id} ({r.span_length} {unit})" for r in shown)
+    more = len(split) - len(shown)
+    return [f"  split: {names}" + (f", and {more} more (-v lists them)" if more else "")]
+
+
+def _undelivered(geometry: Geometry) -> bool:
+    return bool(
+        geometry["configured_overlap"] and geometry["boundaries"] and geometry["no_overlap"]
+    )
+
+
+def _overlap_text(geometry: Geometry, *, verbose: bool) -> str:
+    configured = geometry["configured_overlap"]
+    unplaced = geometry["chunks"] - geometry["placed"]
+    if geometry["boundaries"]:
+        effective = f"effective overlap {geometry['overlap_p50']}"
+        if verbose or geometry["overlap_min"] != geometry["overlap_max"]:
+            effective += f" (min {geometry['overlap_min']}, max {geometry['overlap_max']})"
+        if configured is not None:
+            effective = f"overlap configured {configured}, {effective}"
+        without = f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
+        if geometry["gaps"]:
+            without += f" ({geometry['gaps']} leave a gap)"
+        overlap = f"{effective}; {without}"
+    else:
+        overlap = "no boundaries between placed chunks"
+    nested = geometry.get("nested", 0)
+    if nested:
+        overlap += f"; {nested} of {geometry['chunks']} chunks lie inside another (no boundary)"
+    if unplaced:
+        overlap += f"; offsets unknown for {unplaced} of {geometry['chunks']} chunks (not measured)"
+    return overlap
+
+
+def _spans_text(analysis: SpanAnalysis | None, unit: str) -> str:
+    if analysis is None or analysis["observed_whole"] is None:
+        return ""
+    spans = (
+        f"spans p50 {analysis['length_p50']}, p90 {analysis['length_p90']}, "
+        f"max {analysis['length_max']} {unit}; kept whole {percent(analysis['observed_whole'])}"
+    )
+    if analysis["predicted_whole"] is not None:
+        spans += f", predicted {percent(analysis['predicted_whole'])}"
+    return spans
+
+
+def _span_lines(
+    geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
+) -> list[str]:
+    """What the gold file's spans meet in that geometry: warnings, then what would fix them."""
+    if analysis is None:
+        return []
+    lines = []
+    too_long = analysis["longer_than_every_chunk"]
+    if too_long:
+        lines.append(
+            f"  ! {count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
+            f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
+            "only a larger or structural chunk can"
+        )
+    observed = analysis["observed_whole"]
+    if _undelivered(geometry):
+        # The same splitter would not deliver a larger overlap either.
+        lines.append(
+            "  a larger overlap will not help until the chunker delivers the one configured "
+            "(a line- or separator-based splitter drops overlap it cannot place on a separator)"
+        )
+    elif verbose or (observed is not None and observed < 1):
+        lines += _recommendation(analysis, unit)
+    note = finding(analysis)
+    if note and (verbose or (observed is not None and observed < 1)):
+        lines.append(f"  finding: {note}")
+    return lines
+
+
+def _recommendation(analysis: SpanAnalysis, unit: str) -> list[str]:
+    current = analysis["overlap"]
+    if analysis["predicted_whole"] is None or current is None:
+        return []
+    parts = []
+    for label, overlap, longest, growth in (
+        (
+            "p90 spans",
+            analysis["recommended_overlap_p90"],
+            analysis["length_p90"],
+            analysis["growth_p90"],
+        ),
+        (
+            "all spans",
+            analysis["recommended_overlap_all"],
+            analysis["length_max"],
+            analysis["growth_all"],
+        ),
+    ):
+        if overlap is None:
+            parts.append(
+                f"{label}: no overlap can (length {longest}, median chunk {analysis['size']})"
+            )
+        elif overlap <= current:
+            parts.append(f"{label}: the current overlap {current} already does (length {longest})")
+        else:
+            parts.append(f"{label}: overlap {overlap} {unit} (index grows x{growth:g})")
+    return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
+
+
+def _call(name: str, args: Mapping[str, Any]) -> str:
+    if not args:
+        return name
+    return f"{name}(" + ", ".join(f"{key}={value!r}" for key, value in args.items()) + ")"
