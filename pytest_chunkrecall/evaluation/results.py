@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
@@ -16,7 +17,7 @@ MISSES = ("split", "ranked_out", "absent")
 PREVIEW = 72
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChunkView:
     """A chunk as a failure message shows it: where it is and how it begins."""
 
@@ -44,7 +45,7 @@ class ChunkView:
         return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank, size)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Held:
     """A span or needle the top k missed, and a chunk that holds it whole."""
 
@@ -52,7 +53,7 @@ class Held:
     chunk: ChunkView
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CutView:
     """Where a boundary divided the span: offset, the text either side, the chunks around it."""
 
@@ -65,7 +66,7 @@ class CutView:
     overlap: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpanAt:
     """Where a case's span (or first needle) was found in its document, in its own offsets."""
 
@@ -79,7 +80,7 @@ def chunk_id(chunk: Chunk) -> str:
     return f"{chunk.doc}#{chunk.index}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Closest:
     """The corpus text most like a needle that is not in the corpus."""
 
@@ -90,7 +91,7 @@ class Closest:
     index: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
 
@@ -257,8 +258,15 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_plain(item) for item in value)
     if is_dataclass(value):
-        return {key: _plain(item) for key, item in vars(value).items()}
+        return {key: _plain(getattr(value, key)) for key in _names(type(value))}
     return value
+
+
+@functools.cache
+def _names(kind: type) -> tuple[str, ...]:
+    # Results have slots (a case's result lives from its report to the run's end,
+    # ten thousand of them at once): no __dict__ to read, so their fields, once per class.
+    return tuple(f.name for f in fields(kind))
 
 
 _LEAVES = (str, int, float, type(None))
