@@ -257,7 +257,7 @@ def _plain(value: Any) -> Any:
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, tuple):
         return tuple(_plain(item) for item in value)
-    if is_dataclass(value):
+    if is_dataclass(value) and not isinstance(value, type):
         return {key: _plain(getattr(value, key)) for key in _names(type(value))}
     return value
 
