@@ -37,12 +37,15 @@ class ChunkView:
         text: str = "",
         rank: int | None = None,
         length: Callable[[str], int] | None = None,
+        shown: str | None = None,
     ) -> ChunkView:
-        """How ``chunk`` (or a result that is no chunk, by its ``text``) is shown; ``length`` measures it."""
+        """How ``chunk`` (or a result that is no chunk, by its ``text``) is shown; ``length``
+        measures it, and ``shown`` is its :func:`preview`, when that is made already."""
         if chunk is None:
             return cls(None, None, None, None, preview(text), rank)
         size = length(chunk.text) if length else None
-        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank, size)
+        shown = preview(chunk.text) if shown is None else shown
+        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, shown, rank, size)
 
 
 @dataclass(frozen=True, slots=True)
