@@ -12,7 +12,8 @@ import yaml
 
 from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 from .errors import GoldError, shown
-from .gold_yaml import compose, construct, merged_pairs, read_text
+from .gold_stream import compose_cases
+from .gold_yaml import construct, merged_pairs, read_text
 
 FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
 CASE_KEYS = (
@@ -74,9 +75,10 @@ def load(path: Path, *, name: str | None = None) -> GoldFile:
 
 
 def parse(text: str, *, path: Path, name: str) -> GoldFile:
-    """Validate the YAML ``text`` of a gold file."""
-    root = compose(text, name)
+    """Validate the YAML ``text`` of a gold file, reading its cases one at a time."""
     where = _Where(path, name)
+    read = _Cases(where)
+    root, streamed = compose_cases(text, name, read.add)
     if root is None:
         raise GoldError("the file is empty; it needs a 'cases:' list", where=f"{name}:1")
     top = where.mapping(root, "the gold file", FILE_KEYS, other=CASE_KEYS, other_place="a case")
@@ -87,23 +89,49 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
     cases_node = top["cases"][1]
     if not isinstance(cases_node, yaml.SequenceNode):
         raise GoldError("'cases' must be a list of cases", where=where.at(cases_node))
-    if not cases_node.value:
+    if not any(cases_node is node for node in streamed):  # merged in, or given twice
+        read = _Cases(where)
+        for node in cases_node.value:
+            read.add(node)
+    if not read.count:
         raise GoldError("'cases' is empty; add at least one case", where=where.at(cases_node))
-    cases: list[Case] = []
-    seen: dict[str, int] = {}
-    for node in cases_node.value:
-        case = _case(node, where)
-        if case.doc is None and file_doc is not None:
-            case = replace(case, doc=file_doc)
-        if case.id in seen:
-            raise GoldError(
-                f"duplicate case id {case.id!r} (first used on line {seen[case.id]}); "
-                "give one of them a different 'id:'",
-                where=where.at(node),
-            )
-        seen[case.id] = case.line
-        cases.append(case)
+    if read.error is not None:
+        raise read.error
+    cases = read.cases
+    if file_doc is not None:
+        cases = [replace(case, doc=file_doc) if case.doc is None else case for case in cases]
     return GoldFile(path=path, settings=settings, cases=tuple(cases), doc=file_doc)
+
+
+class _Cases:
+    """A ``cases:`` list read a node at a time as the file is composed. The first case at
+    fault is kept, not raised: a YAML syntax error further down is said first."""
+
+    def __init__(self, where: _Where) -> None:
+        self.where = where
+        self.cases: list[Case] = []
+        self.count = 0
+        self.error: GoldError | None = None
+        self._seen: dict[str, int] = {}
+
+    def add(self, node: yaml.Node) -> None:
+        self.count += 1
+        if self.error is not None:
+            return
+        try:
+            case = _case(node, self.where)
+        except GoldError as exc:
+            self.error = exc
+            return
+        if case.id in self._seen:
+            self.error = GoldError(
+                f"duplicate case id {case.id!r} (first used on line {self._seen[case.id]}); "
+                "give one of them a different 'id:'",
+                where=self.where.at(node),
+            )
+            return
+        self._seen[case.id] = case.line
+        self.cases.append(case)
 
 
 def slug(question: str) -> str:

@@ -7,6 +7,8 @@ make a run build a billion values, or nest deep enough to overflow the stack.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +46,15 @@ def read_text(path: Path, name: str) -> str:
 
 def compose(text: str, name: str) -> yaml.Node | None:
     """The document's node tree; invalid YAML is a :class:`GoldError` naming the line."""
-    try:
+    with yaml_errors(text, name):
         return yaml.compose(text, Loader=_LOADER)
+
+
+@contextmanager
+def yaml_errors(text: str, name: str) -> Iterator[None]:
+    """Invalid YAML raised inside as a :class:`GoldError` naming the line (and how to fix it)."""
+    try:
+        yield
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1

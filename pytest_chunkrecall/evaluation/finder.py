@@ -16,6 +16,7 @@ from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
 from .results import Closest
+from .views import ChunkViews
 
 # How many chunk texts each match space keeps prepared (folded) at a time.
 _PREPARED_CHUNKS = 4096
@@ -68,6 +69,7 @@ class Finder:
         # copy of every chunk ever retrieved (a second corpus, in a large suite).
         self._prepare = functools.lru_cache(maxsize=_PREPARED_CHUNKS)(matcher.prepare)
         self._all_prepared: list[str] | None = None
+        self.views = ChunkViews(chunks)
         self._by_id: dict[str, Document] | None = None
         self._numbers: dict[str, int] | None = None
 

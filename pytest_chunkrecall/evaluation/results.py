@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
@@ -16,7 +17,7 @@ MISSES = ("split", "ranked_out", "absent")
 PREVIEW = 72
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class ChunkView:
     """A chunk as a failure message shows it: where it is and how it begins."""
 
@@ -36,15 +37,18 @@ class ChunkView:
         text: str = "",
         rank: int | None = None,
         length: Callable[[str], int] | None = None,
+        shown: str | None = None,
     ) -> ChunkView:
-        """How ``chunk`` (or a result that is no chunk, by its ``text``) is shown; ``length`` measures it."""
+        """How ``chunk`` (or a result that is no chunk, by its ``text``) is shown; ``length``
+        measures it, and ``shown`` is its :func:`preview`, when that is made already."""
         if chunk is None:
             return cls(None, None, None, None, preview(text), rank)
         size = length(chunk.text) if length else None
-        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, preview(chunk.text), rank, size)
+        shown = preview(chunk.text) if shown is None else shown
+        return cls(chunk.doc, chunk.index, chunk.start, chunk.end, shown, rank, size)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Held:
     """A span or needle the top k missed, and a chunk that holds it whole."""
 
@@ -52,7 +56,7 @@ class Held:
     chunk: ChunkView
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CutView:
     """Where a boundary divided the span: offset, the text either side, the chunks around it."""
 
@@ -65,7 +69,7 @@ class CutView:
     overlap: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SpanAt:
     """Where a case's span (or first needle) was found in its document, in its own offsets."""
 
@@ -79,7 +83,7 @@ def chunk_id(chunk: Chunk) -> str:
     return f"{chunk.doc}#{chunk.index}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Closest:
     """The corpus text most like a needle that is not in the corpus."""
 
@@ -90,7 +94,7 @@ class Closest:
     index: int | None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
 
@@ -256,9 +260,16 @@ def _plain(value: Any) -> Any:
         return {key: _plain(item) for key, item in value.items()}
     if isinstance(value, tuple):
         return tuple(_plain(item) for item in value)
-    if is_dataclass(value):
-        return {key: _plain(item) for key, item in vars(value).items()}
+    if is_dataclass(value) and not isinstance(value, type):
+        return {key: _plain(getattr(value, key)) for key in _names(type(value))}
     return value
+
+
+@functools.cache
+def _names(kind: type) -> tuple[str, ...]:
+    # Results have slots (a case's result lives from its report to the run's end,
+    # ten thousand of them at once): no __dict__ to read, so their fields, once per class.
+    return tuple(f.name for f in fields(kind))
 
 
 _LEAVES = (str, int, float, type(None))

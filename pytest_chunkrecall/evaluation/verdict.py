@@ -16,7 +16,7 @@ from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from .finder import Finder, Location, Occurrence
-from .results import CaseResult, ChunkView, CutView, Held, SpanAt, Verdict, chunk_id
+from .results import CaseResult, ChunkView, CutView, Held, SpanAt, Verdict
 
 _CONTEXT = 40  # characters shown either side of a cut
 _PIECE_OCCURRENCES = 20  # occurrences of a split span tried for pieces that came back
@@ -102,9 +102,14 @@ def judge(
         needle_lengths=[length(n) for n in case.needles],
         span_length=_span_length(case, units, finder, length),
         unit=unit,
-        top=[ChunkView.of(r.chunk, text=r.text, rank=r.rank, length=length) for r in top],
+        top=[
+            finder.views.view(r.chunk, rank=r.rank, length=length)
+            if r.chunk is not None
+            else ChunkView.of(None, text=r.text, rank=r.rank)
+            for r in top
+        ],
         held=[
-            Held(units.written[p], ChunkView.of(locations[p].holder))
+            Held(units.written[p], _view(finder, locations[p].holder))
             for p, r in zip(units.patterns, ranks, strict=True)
             if verdict == "ranked_out" and r is None
         ],
@@ -116,8 +121,8 @@ def judge(
         pieces_retrieved=_pieces_back(split, top, counted, finder, docs)
         if verdict == "split"
         else None,
-        retrieved_ids=[chunk_id(r.chunk) if r.chunk is not None else None for r in top],
-        holding_ids=sorted({chunk_id(c) for c in holders}),
+        retrieved_ids=[finder.views.id(r.chunk) if r.chunk is not None else None for r in top],
+        holding_ids=sorted({finder.views.id(c) for c in holders}),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         docs=sorted(docs) if docs is not None else None,
         elsewhere=_elsewhere(absent, finder, docs) if absent and docs is not None else [],
@@ -144,7 +149,7 @@ def deepen(
         return replace(result, depth=depth)
     found = max(r for r in ranks if r is not None)
     holder = deeper[found - 1].chunk
-    extra = [chunk_id(holder)] if holder is not None and len(units.patterns) == 1 else []
+    extra = [finder.views.id(holder)] if holder is not None and len(units.patterns) == 1 else []
     return replace(
         result,
         holding_rank=found,
@@ -272,10 +277,14 @@ def _cut(finder: Finder, location: Location, length: Callable[[str], int]) -> Cu
         offset=cut.offset,
         before=_one_line(before),
         after=_one_line(after),
-        left=ChunkView.of(left, length=length) if left else None,
-        right=ChunkView.of(right, length=length) if right else None,
+        left=finder.views.view(left, length=length) if left else None,
+        right=finder.views.view(right, length=length) if right else None,
         overlap=overlap,
     )
+
+
+def _view(finder: Finder, chunk: Chunk | None) -> ChunkView:
+    return finder.views.view(chunk) if chunk is not None else ChunkView.of(None)
 
 
 def _one_line(text: str) -> str:

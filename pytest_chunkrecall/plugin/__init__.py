@@ -229,7 +229,9 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     if item.result is not None:
-        data = item.result.to_json()
+        # The report's case entry as the recorder keeps it (node id first), so that
+        # it keeps this dict rather than a copy: one per case, for the whole run.
+        data = {"nodeid": item.nodeid, **item.result.to_json()}
         data["xfail"] = case.xfail  # so that a merged report can tell expected misses
         if item.sweep is not None:
             data["sweep"] = item.sweep
@@ -238,6 +240,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
         item.result = item.sweep = None
     else:  # skipped, or its configuration failed: in the report, but with no verdict
         test_report.chunkrecall = {  # type: ignore[attr-defined]
+            "nodeid": item.nodeid,
             "gold_file": item.plan.name,
             "id": case.id,
             "line": case.line,

@@ -41,7 +41,10 @@ class Recorder:
             if report.failed and path.endswith((".yaml", ".yml")) and "::" in report.nodeid:
                 self.crashed.add(report.nodeid)
             return
-        self.cases[report.nodeid] = {"nodeid": report.nodeid, **data, "outcome": _outcome(report)}
+        if data.get("nodeid") != report.nodeid:  # not made by this version's _attach
+            data = {"nodeid": report.nodeid, **data}
+        data["outcome"] = _outcome(report)
+        self.cases[report.nodeid] = data
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
             self.gold_info.setdefault(data["gold_file"], info)
