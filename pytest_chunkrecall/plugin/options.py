@@ -21,7 +21,7 @@ from ..corpus import ROOTS_OPTION, corpus_roots
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
 from ..files import not_regular, output_problem
-from ..gold_yaml import load_inline
+from ..gold.safe_yaml import load_inline
 from .ini import ini_number, ini_value, ini_whole, warn_at_ini
 
 DEFAULT_BATCH_SIZE = 64

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from .gold_yaml import yaml_errors
+from .safe_yaml import yaml_errors
 
 _C_EVENTS: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
 _EVENTS: tuple[Any, ...] = (

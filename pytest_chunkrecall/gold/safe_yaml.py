@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from .errors import GoldError, shown
+from ..errors import GoldError, shown
 
 # libyaml composes a gold file of thousands of cases several times faster than
 # the pure-Python parser, which otherwise dominates collection.

@@ -1,149 +1,25 @@
-"""Gold files: YAML read into validated values that remember their source lines."""
+"""A gold file's YAML nodes read into checked values: its settings, a case and each of its
+fields, every error naming the line it is about."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
 import yaml
 
-from .config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
-from .errors import GoldError, shown
-from .gold_stream import compose_cases
-from .gold_yaml import construct, merged_pairs, read_text
-
-FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
-CASE_KEYS = (
-    "id", "question", "needle", "needles", "span", "doc",
-    "k", "match", "fuzzy_threshold", "xfail", "skip", "marks",
-)  # fmt: skip
+from ..config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
+from ..errors import GoldError, shown
+from .safe_yaml import construct, merged_pairs
+from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
 
 _MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
 T = TypeVar("T")
 
 
-@dataclass(frozen=True)
-class SpanRange:
-    """``span: {from: ..., to: ...}``: the shortest passage starting with ``start`` and ending with ``end``."""
-
-    start: str
-    end: str
-
-    def __str__(self) -> str:
-        return f"{self.start} … {self.end}"
-
-
-Span = str | SpanRange
-
-
-@dataclass(frozen=True)
-class Case:
-    """One gold question: what to ask, what must come back, what must survive chunking."""
-
-    id: str
-    question: str
-    needles: tuple[str, ...]
-    span: Span | None = None
-    line: int = 1
-    k: int | None = None
-    match: str | None = None
-    fuzzy_threshold: float | None = None
-    xfail: str | None = None
-    skip: str | None = None
-    marks: tuple[str, ...] = ()
-    doc: str | None = None  # a path or glob relative to the gold file, or a document id
-
-
-@dataclass(frozen=True)
-class GoldFile:
-    """A parsed gold file; ``doc`` pins every case that has no ``doc`` of its own."""
-
-    path: Path
-    settings: Settings
-    cases: tuple[Case, ...]
-    doc: str | None = None
-
-
-def load(path: Path, *, name: str | None = None) -> GoldFile:
-    """Read and validate the gold file at ``path``; ``name`` is how errors refer to it."""
-    name = name or str(path)
-    text = read_text(path, name)
-    return parse(text, path=path, name=name)
-
-
-def parse(text: str, *, path: Path, name: str) -> GoldFile:
-    """Validate the YAML ``text`` of a gold file, reading its cases one at a time."""
-    where = _Where(path, name)
-    read = _Cases(where)
-    root, streamed = compose_cases(text, name, read.add)
-    if root is None:
-        raise GoldError("the file is empty; it needs a 'cases:' list", where=f"{name}:1")
-    top = where.mapping(root, "the gold file", FILE_KEYS, other=CASE_KEYS, other_place="a case")
-    if "cases" not in top:
-        raise GoldError("no 'cases:' list; add at least one case", where=where.at(root))
-    settings = _settings(top, where)
-    file_doc = _doc(top["doc"][1], where) if "doc" in top else None
-    cases_node = top["cases"][1]
-    if not isinstance(cases_node, yaml.SequenceNode):
-        raise GoldError("'cases' must be a list of cases", where=where.at(cases_node))
-    if not any(cases_node is node for node in streamed):  # merged in, or given twice
-        read = _Cases(where)
-        for node in cases_node.value:
-            read.add(node)
-    if not read.count:
-        raise GoldError("'cases' is empty; add at least one case", where=where.at(cases_node))
-    if read.error is not None:
-        raise read.error
-    cases = read.cases
-    if file_doc is not None:
-        cases = [replace(case, doc=file_doc) if case.doc is None else case for case in cases]
-    return GoldFile(path=path, settings=settings, cases=tuple(cases), doc=file_doc)
-
-
-class _Cases:
-    """A ``cases:`` list read a node at a time as the file is composed. The first case at
-    fault is kept, not raised: a YAML syntax error further down is said first."""
-
-    def __init__(self, where: _Where) -> None:
-        self.where = where
-        self.cases: list[Case] = []
-        self.count = 0
-        self.error: GoldError | None = None
-        self._seen: dict[str, int] = {}
-
-    def add(self, node: yaml.Node) -> None:
-        self.count += 1
-        if self.error is not None:
-            return
-        try:
-            case = _case(node, self.where)
-        except GoldError as exc:
-            self.error = exc
-            return
-        if case.id in self._seen:
-            self.error = GoldError(
-                f"duplicate case id {case.id!r} (first used on line {self._seen[case.id]}); "
-                "give one of them a different 'id:'",
-                where=self.where.at(node),
-            )
-            return
-        self._seen[case.id] = case.line
-        self.cases.append(case)
-
-
-def slug(question: str) -> str:
-    """The default case id: the question in lowercase words joined by dashes."""
-    words = re.findall(r"\w+", question.lower())
-    text = "-".join(words)
-    if len(text) > 60:
-        text = text[:60].rsplit("-", 1)[0]
-    return text or "case"
-
-
-class _Where:
+class Where:
     """Turns YAML nodes into ``file:line`` and reads mappings with key checks."""
 
     def __init__(self, path: Path, name: str) -> None:
@@ -190,11 +66,11 @@ class _Where:
         return result
 
 
-def _value(node: yaml.Node, key: str, where: _Where) -> Any:
+def _value(node: yaml.Node, key: str, where: Where) -> Any:
     return construct(node, key, where.at(node))
 
 
-def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Settings:
+def read_settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: Where) -> Settings:
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for key in SETTING_KEYS:
@@ -205,14 +81,14 @@ def _settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: _Where) -> Set
     return Settings(**values, corpus_base=where.path.parent, origins=origins)
 
 
-def _checked(key: str, node: yaml.Node, where: _Where) -> Any:
+def _checked(key: str, node: yaml.Node, where: Where) -> Any:
     value, problem = check_setting(key, _value(node, key, where))
     if problem:
         raise GoldError(f"'{key}' {problem}", where=where.at(node))
     return value
 
 
-def _case(node: yaml.Node, where: _Where) -> Case:
+def read_case(node: yaml.Node, where: Where) -> Case:
     fields = where.mapping(
         node, "a case", CASE_KEYS, other=FILE_KEYS, other_place="the top of the file"
     )
@@ -253,11 +129,11 @@ def _case(node: yaml.Node, where: _Where) -> Case:
         xfail=get("xfail", lambda n: _reason(n, "xfail", where)),
         skip=get("skip", lambda n: _reason(n, "skip", where)),
         marks=get("marks", lambda n: _marks(n, where)) or (),
-        doc=get("doc", lambda n: _doc(n, where)),
+        doc=get("doc", lambda n: read_doc(n, where)),
     )
 
 
-def _text(node: yaml.Node, key: str, where: _Where, *, label: str = "") -> str:
+def _text(node: yaml.Node, key: str, where: Where, *, label: str = "") -> str:
     # Scalars keep the text as written: `needle: 1.50` is "1.50", not 1.5.
     label = label or f"'{key}'"
     if not isinstance(node, yaml.ScalarNode) or node.tag == "tag:yaml.org,2002:null":
@@ -268,7 +144,7 @@ def _text(node: yaml.Node, key: str, where: _Where, *, label: str = "") -> str:
     return text
 
 
-def _texts(node: yaml.Node, key: str, where: _Where) -> tuple[str, ...]:
+def _texts(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
     if not isinstance(node, yaml.SequenceNode) or not node.value:
         raise GoldError(f"'{key}' must be a non-empty list of text", where=where.at(node))
     return tuple(
@@ -277,7 +153,7 @@ def _texts(node: yaml.Node, key: str, where: _Where) -> tuple[str, ...]:
     )
 
 
-def _doc(node: yaml.Node, where: _Where) -> str:
+def read_doc(node: yaml.Node, where: Where) -> str:
     if isinstance(node, yaml.SequenceNode):
         raise GoldError(
             "'doc' must be one path or glob (text), not a list; name one document, or a glob "
@@ -287,7 +163,7 @@ def _doc(node: yaml.Node, where: _Where) -> str:
     return _text(node, "doc", where)
 
 
-def _case_id(node: yaml.Node, where: _Where) -> str:
+def _case_id(node: yaml.Node, where: Where) -> str:
     text = _text(node, "id", where)
     if "::" in text or "\n" in text:
         raise GoldError(
@@ -296,7 +172,7 @@ def _case_id(node: yaml.Node, where: _Where) -> str:
     return text
 
 
-def _span(node: yaml.Node, where: _Where) -> Span:
+def _span(node: yaml.Node, where: Where) -> Span:
     if isinstance(node, yaml.MappingNode):
         fields = where.mapping(node, "a span range", ("from", "to"))
         missing = [key for key in ("from", "to") if key not in fields]
@@ -311,7 +187,7 @@ def _span(node: yaml.Node, where: _Where) -> Span:
     return _text(node, "span", where)
 
 
-def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
+def _reason(node: yaml.Node, key: str, where: Where) -> str | None:
     value = _value(node, key, where)
     if value is True:
         return ""
@@ -324,7 +200,7 @@ def _reason(node: yaml.Node, key: str, where: _Where) -> str | None:
     )
 
 
-def _marks(node: yaml.Node, where: _Where) -> tuple[str, ...]:
+def _marks(node: yaml.Node, where: Where) -> tuple[str, ...]:
     value = _value(node, "marks", where)
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(

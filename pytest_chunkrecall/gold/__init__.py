@@ -1,0 +1,10 @@
+"""Gold files: YAML read into validated values that remember their source lines."""
+
+from ..errors import GoldError
+from .reading import load, parse
+from .values import CASE_KEYS, FILE_KEYS, Case, GoldFile, Span, SpanRange, slug
+
+__all__ = [
+    "CASE_KEYS", "FILE_KEYS", "Case", "GoldError", "GoldFile", "Span", "SpanRange",
+    "load", "parse", "slug",
+]  # fmt: skip
