@@ -60,6 +60,7 @@ class Options:
     corpus_roots: tuple[Path, ...] = ()  # where corpus files may lie (the rootdir first)
     batch_size: int = DEFAULT_BATCH_SIZE
     concurrency: int = 1
+    xdist_group: bool = True  # under xdist's --dist load, a gold file's cases on one worker
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -92,6 +93,7 @@ def read(config: pytest.Config) -> Options:
         corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
         batch_size=_ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
         concurrency=_ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
+        xdist_group=_ini_switch(config, "xdist_group", default=True),
     )
 
 
@@ -235,6 +237,21 @@ def _ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high:
             f"not {raw!r}"
         )
     return value
+
+
+def _ini_switch(config: pytest.Config, key: str, *, default: bool) -> bool:
+    """A true/false ini option, spelt as pytest spells its own (yes/no, on/off, 1/0 too)."""
+    raw = str(_ini_value(config, key) or "")
+    if not raw:
+        return default
+    if raw.lower() not in _SWITCH:
+        raise pytest.UsageError(f"ini option chunkrecall_{key} must be true or false, not {raw!r}")
+    return _SWITCH[raw.lower()]
+
+
+_SWITCH = dict.fromkeys(("true", "yes", "on", "1", "t", "y"), True) | dict.fromkeys(
+    ("false", "no", "off", "0", "f", "n"), False
+)
 
 
 def _ini_number(
