@@ -42,15 +42,20 @@ def two_files_and_plain_tests(shop: Shop) -> list[str]:
     return asked
 
 
-def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted):
+@pytest.mark.parametrize("loaded", ["by entry point", "with -p xdist.plugin"])
+def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monkeypatch, loaded):
     asked = two_files_and_plain_tests(counted)
     serial, plain = run(
         counted, "-p", "no:xdist", "-o", "chunkrecall_batch_size=4", subprocess=True
     )
     serial.assert_outcomes(passed=60)
     calls(counted)
+    plugins: tuple[str, ...] = ()
+    if loaded != "by entry point":
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        plugins = ("-p", "xdist.plugin", "-p", "pytest_chunkrecall.plugin")
     parallel, report = run(
-        counted, "-n", "2", "-v", "-o", "chunkrecall_batch_size=4", subprocess=True
+        counted, *plugins, "-n", "2", "-v", "-o", "chunkrecall_batch_size=4", subprocess=True
     )
     parallel.assert_outcomes(passed=60)
     ran = workers_by_file(parallel)

@@ -172,7 +172,9 @@ def pytest_configure(config: pytest.Config) -> None:
         recorder = Recorder(config)
         config.pluginmanager.register(recorder, "chunkrecall-recorder")
         config.pluginmanager.register(RunEnd(recorder), "chunkrecall-end")
-        if config.stash[OPTIONS].xdist_group and config.pluginmanager.hasplugin("xdist"):
+        # xdist's hooks are known however it was loaded (an entry point, -p xdist.plugin)
+        scheduler = getattr(config.hook, "pytest_xdist_make_scheduler", None)
+        if config.stash[OPTIONS].xdist_group and scheduler is not None and scheduler.has_spec():
             from .scheduling import GoldFileScheduler  # imports xdist, which is optional
 
             config.pluginmanager.register(GoldFileScheduler(config), "chunkrecall-scheduler")
