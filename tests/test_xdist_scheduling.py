@@ -140,3 +140,10 @@ def test_a_file_is_kept_whole_up_to_a_workers_share():
         "gold/b.yaml"
     ] * 5 + [None, None]
     assert whole_files(collection, is_gold, workers=3) == ["gold/a.yaml"] * 3 + [None] * 7
+
+
+def test_help_names_the_switch(pytester):
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        ["  chunkrecall_xdist_group (string):", "*Under pytest-xdist*send all cases of a*"]
+    )
