@@ -102,6 +102,16 @@ def test_a_gold_file_larger_than_a_workers_share_is_split_over_both(counted):
     assert sorted(sent) == sorted(asked) and set(sent.values()) == {1}
 
 
+def test_a_crashed_worker_costs_only_its_own_test(counted):
+    two_files_and_plain_tests(counted)
+    counted.write("test_crash.py", "import os\n\ndef test_crash():\n    os._exit(3)\n")
+    result, report = run(counted, "-n", "2", subprocess=True)
+    result.assert_outcomes(passed=60, failed=1)
+    result.stdout.fnmatch_lines(["*replacing crashed worker*"])
+    assert len(report["cases"]) == 20
+    assert {c["verdict"] for c in report["cases"]} == {"hit"}
+
+
 @pytest.mark.parametrize("dist", ["loadfile", "each"])
 def test_other_dist_modes_schedule_as_xdist_does(counted, dist):
     asked = two_files_and_plain_tests(counted)

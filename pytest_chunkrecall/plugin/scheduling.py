@@ -89,8 +89,10 @@ class GoldFileScheduler:
     def pytest_xdist_make_scheduler(
         self, config: pytest.Config, log: Producer
     ) -> GoldFileScheduling | None:
-        if config.getoption("dist") != "load":
-            return None  # every other mode is the user's explicit choice
+        if config.getoption("dist") != "load" or not hasattr(LoadScheduling, "_send_tests"):
+            # Every other mode is the user's explicit choice; and should a later xdist
+            # reshape load scheduling, its own takes over rather than a broken copy.
+            return None
         return GoldFileScheduling(config, log, is_gold=self.is_gold)
 
     def is_gold(self, file_part: str) -> bool:
