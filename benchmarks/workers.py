@@ -80,39 +80,56 @@ def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
     project = work / "xdist-batching"
     cases = scale.write_questions(data, project)
     sent: dict[str, list[dict[str, float]]] = {}
+    built: dict[str, float] = {}  # corpora embedded, in all processes of the last run
 
-    def batched(workers: str) -> Run:
-        counted = work / f"xdist-batching-{workers}"
+    def batched(workers: str, *extra: str) -> Run:
+        name = f"{workers}-off" if extra else workers
+        counted = work / f"xdist-batching-{name}"
         run = pytest_run(
             project, *PLUGIN, *XDIST, "-n", workers, "-o", "chunkrecall_retriever=embeddings:batched",
-            "-o", "chunkrecall_depth=0", "--chunkrecall-report", str(project / f"n{workers}.json"),
-            "gold", env={"CHUNKRECALL_BENCH_CALLS": str(counted)},
+            "-o", "chunkrecall_depth=0", "--chunkrecall-report", str(project / f"n{name}.json"),
+            *extra, "gold", env={"CHUNKRECALL_BENCH_CALLS": str(counted)},
         )  # fmt: skip
         found = [json.loads(p.read_text()) for p in work.glob(f"{counted.name}.*")]
         for path in work.glob(f"{counted.name}.*"):
             path.unlink()
-        sent[workers] = [c for c in found if c.get("questions")]
+        sent[name] = [c for c in found if c.get("questions")]
+        built[name] = sum(c.get("indexes", 0) for c in found)
         return run
 
-    serial, parallel = alternate(sizes.batch_repeats, lambda: batched("0"), lambda: batched("2"))
-    reports = [json.loads((project / f"n{n}.json").read_text()) for n in ("0", "2")]
-    same = reports[0]["totals"] == reports[1]["totals"] and [
-        (c["nodeid"], c["verdict"]) for c in reports[0]["cases"]
-    ] == [(c["nodeid"], c["verdict"]) for c in reports[1]["cases"]]
-    asked = [sum(c["questions"] for c in sent[n]) for n in ("0", "2")]
+    # side by side: serial, -n 2 with each gold file on one worker, -n 2 as xdist's load chunks
+    serial, parallel, ungrouped = [], [], []
+    for _ in range(sizes.batch_repeats):
+        serial.append(batched("0"))
+        parallel.append(batched("2"))
+        ungrouped.append(batched("2", "-o", "chunkrecall_xdist_group=false"))
+    names = ("0", "2", "2-off")
+    reports = [json.loads((project / f"n{n}.json").read_text()) for n in names]
+    same = all(
+        r["totals"] == reports[0]["totals"]
+        and [(c["nodeid"], c["verdict"]) for c in r["cases"]]
+        == [(c["nodeid"], c["verdict"]) for c in reports[0]["cases"]]
+        for r in reports[1:]
+    )
+    asked = [sum(c["questions"] for c in sent[n]) for n in names]
     speedup = median(serial) / median(parallel)
     rows.append(
         Row(
             "-n 2, batched",
-            f"wordllama offering `search_batch` over chunking_evaluation's {cases} questions, "
-            f"`chunkrecall_depth=0`, median of {sizes.batch_repeats}",
+            f"wordllama offering `search_batch` over chunking_evaluation's {cases} questions "
+            f"in 5 gold files, `chunkrecall_depth=0`, median of {sizes.batch_repeats}",
             f"serial {median(serial):.2f} s / `-n 2` {median(parallel):.2f} s = "
-            f"**{speedup:.2f}x**; questions sent: {asked[0]:.0f} serial, {asked[1]:.0f} by "
+            f"**{speedup:.2f}x** (with `chunkrecall_xdist_group=false`: "
+            f"{median(ungrouped):.2f} s = {median(serial) / median(ungrouped):.2f}x); "
+            f"questions sent: {asked[0]:.0f} serial, {asked[1]:.0f} by "
             f"{len(sent['2'])} workers in "
-            f"{sum(c['search_batch'] for c in sent['2']):.0f} batches"
+            f"{sum(c['search_batch'] for c in sent['2']):.0f} batches "
+            f"({asked[2]:.0f} in {sum(c['search_batch'] for c in sent['2-off']):.0f} ungrouped); "
+            f"corpora embedded: {built['0']:.0f} serial, {built['2']:.0f} by `-n 2`, "
+            f"{built['2-off']:.0f} ungrouped"
             f"{'' if same else ' (**the verdicts differ**)'}",
-            "same verdicts; no question sent twice",
-            same and asked[0] == asked[1] == cases,
+            "same verdicts; no question sent twice; each corpus embedded once",
+            same and asked[0] == asked[1] == asked[2] == cases and built["2"] == built["0"],
         )
     )
     return rows

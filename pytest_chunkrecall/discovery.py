@@ -23,6 +23,23 @@ _CASES_LINE = re.compile(r"^cases\s*:", re.MULTILINE)
 _NOT_GOLD = "unresolved"
 
 
+def collected_as_gold(path: Path, rootdir: Path, chosen: set[Path] | None) -> bool:
+    """Whether the run collects the YAML file at ``path`` as a gold file.
+
+    ``chosen`` is what the ``chunkrecall_gold`` patterns match (resolved paths),
+    or ``None`` for the default: a gold file inside a folder named ``gold``.
+    A file named on the command line is collected as well; that is the caller's
+    to check, since only it knows the arguments.
+    """
+    if path.suffix not in (".yaml", ".yml"):
+        return False
+    if chosen is not None:
+        return path.resolve() in chosen
+    parts = path.parent.relative_to(rootdir).parts if path.is_relative_to(rootdir) else ()
+    # a snapshot test's YAML in a folder named gold is left alone
+    return "gold" in parts and is_gold_file(path)
+
+
 def is_gold_file(path: Path) -> bool:
     """Whether the default discovery collects the YAML file at ``path``."""
     try:

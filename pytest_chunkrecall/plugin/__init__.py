@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from ..config.settings import SETTING_KEYS
-from ..discovery import is_gold_file
+from ..discovery import collected_as_gold
 from ..evaluation.suite import SuiteCache
 from . import hookspecs, options
 from .ending import RunEnd
@@ -151,6 +151,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "then be thread-safe (default: 1)",
     )
     parser.addini(
+        "chunkrecall_xdist_group",
+        "Under pytest-xdist's --dist load, send all cases of a gold file to one worker, so "
+        "that each worker builds only the suites of the files it runs (default: true)",
+    )
+    parser.addini(
         "chunkrecall_length",
         "A function module:attr, length(text) -> int, that measures spans and chunks in the "
         "geometry summary (e.g. in tokens); default: characters",
@@ -167,22 +172,21 @@ def pytest_configure(config: pytest.Config) -> None:
         recorder = Recorder(config)
         config.pluginmanager.register(recorder, "chunkrecall-recorder")
         config.pluginmanager.register(RunEnd(recorder), "chunkrecall-end")
+        # xdist's hooks are known however it was loaded (an entry point, -p xdist.plugin)
+        scheduler = getattr(config.hook, "pytest_xdist_make_scheduler", None)
+        if config.stash[OPTIONS].xdist_group and scheduler is not None and scheduler.has_spec():
+            from .scheduling import GoldFileScheduler  # imports xdist, which is optional
+
+            config.pluginmanager.register(GoldFileScheduler(config), "chunkrecall-scheduler")
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile | None:
     if file_path.suffix not in (".yaml", ".yml"):
         return None
-    chosen = parent.config.stash[OPTIONS].gold_files
-    if chosen is None:
-        rootdir = parent.config.rootpath
-        parts = (
-            file_path.parent.relative_to(rootdir).parts if file_path.is_relative_to(rootdir) else ()
-        )
-        # a snapshot test's YAML in a folder named gold is left alone
-        is_gold = "gold" in parts and is_gold_file(file_path)
-    else:
-        is_gold = file_path.resolve() in chosen
-    if is_gold or parent.session.isinitpath(file_path):
+    config = parent.config
+    if collected_as_gold(
+        file_path, config.rootpath, config.stash[OPTIONS].gold_files
+    ) or parent.session.isinitpath(file_path):
         return GoldFile.from_parent(parent, path=file_path)
     return None
 

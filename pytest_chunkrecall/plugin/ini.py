@@ -32,6 +32,21 @@ def ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: 
     return value
 
 
+def ini_switch(config: pytest.Config, key: str, *, default: bool) -> bool:
+    """A true/false ini option, spelt as pytest spells its own (yes/no, on/off, 1/0 too)."""
+    raw = str(ini_value(config, key) or "")
+    if not raw:
+        return default
+    if raw.lower() not in _SWITCH:
+        raise pytest.UsageError(f"ini option chunkrecall_{key} must be true or false, not {raw!r}")
+    return _SWITCH[raw.lower()]
+
+
+_SWITCH = dict.fromkeys(("true", "yes", "on", "1", "t", "y"), True) | dict.fromkeys(
+    ("false", "no", "off", "0", "f", "n"), False
+)
+
+
 def ini_number(
     config: pytest.Config, key: str, default: float | None, low: float, high: float
 ) -> Any:

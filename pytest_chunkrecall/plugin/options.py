@@ -22,7 +22,7 @@ from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
 from ..files import not_regular, output_problem
 from ..gold.safe_yaml import load_inline
-from .ini import ini_number, ini_value, ini_whole, warn_at_ini
+from .ini import ini_number, ini_switch, ini_value, ini_whole, warn_at_ini
 
 DEFAULT_BATCH_SIZE = 64
 MAX_BATCH_SIZE = 100_000
@@ -60,6 +60,7 @@ class Options:
     corpus_roots: tuple[Path, ...] = ()  # where corpus files may lie (the rootdir first)
     batch_size: int = DEFAULT_BATCH_SIZE
     concurrency: int = 1
+    xdist_group: bool = True  # under xdist's --dist load, a gold file's cases on one worker
 
 
 OPTIONS = pytest.StashKey[Options]()
@@ -92,6 +93,7 @@ def read(config: pytest.Config) -> Options:
         corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
         batch_size=ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
         concurrency=ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
+        xdist_group=ini_switch(config, "xdist_group", default=True),
     )
 
 

@@ -1,0 +1,159 @@
+"""Under ``-n 2`` a gold file's cases run on one worker, so each worker builds only the suites it uses."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+import pytest
+
+from .conftest import Shop
+from .test_scale import COUNTING, QUESTIONS, calls, counted, project, run, verdicts
+
+pytest.importorskip("xdist")
+
+__all__ = ["counted"]  # the fixture, imported for the tests below
+
+PLAIN = """
+import pytest
+
+@pytest.mark.parametrize("number", range(40))
+def test_plain(number):
+    pass
+"""
+
+# "[gw1] [ 45%] PASSED gold/facts0.yaml::q0-3": who ran what, as -v shows it
+_RAN = re.compile(r"^\[(gw\d+)\] \[ *\d+%\] \w+ (\S+?)::(\S+)")
+
+
+def workers_by_file(result: pytest.RunResult) -> dict[str, set[str]]:
+    """Each file's tests, as the workers that ran them."""
+    ran: dict[str, set[str]] = defaultdict(set)
+    for line in result.outlines:
+        found = _RAN.match(line)
+        if found:
+            ran[found[2]].add(found[1])
+    return dict(ran)
+
+
+def two_files_and_plain_tests(shop: Shop) -> list[str]:
+    asked = project(shop, copies=2)
+    shop.write("test_plain.py", PLAIN)
+    return asked
+
+
+@pytest.mark.parametrize("loaded", ["by entry point", "with -p xdist.plugin"])
+def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monkeypatch, loaded):
+    asked = two_files_and_plain_tests(counted)
+    serial, plain = run(
+        counted, "-p", "no:xdist", "-o", "chunkrecall_batch_size=4", subprocess=True
+    )
+    serial.assert_outcomes(passed=60)
+    calls(counted)
+    plugins: tuple[str, ...] = ()
+    if loaded != "by entry point":
+        monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        plugins = ("-p", "xdist.plugin", "-p", "pytest_chunkrecall.plugin")
+    parallel, report = run(
+        counted, *plugins, "-n", "2", "-v", "-o", "chunkrecall_batch_size=4", subprocess=True
+    )
+    parallel.assert_outcomes(passed=60)
+    ran = workers_by_file(parallel)
+    assert len(ran["gold/facts0.yaml"]) == len(ran["gold/facts1.yaml"]) == 1, ran
+    assert ran["test_plain.py"] == {"gw0", "gw1"}
+    made = calls(counted)
+    sent = Counter(q for c in made for q in c["questions"])
+    assert sorted(sent) == sorted(asked)
+    assert set(sent.values()) == {1}, "a question was sent twice"
+    # a worker's queue holds its whole file, so its questions go in full batches
+    assert sorted(len(c["questions"]) for c in made) == [2, 2, 4, 4, 4, 4]
+    assert verdicts(report) == verdicts(plain)
+    assert report["totals"] == plain["totals"]
+
+
+def test_turned_off_the_gold_files_are_chunked_as_xdist_load_does(counted):
+    """The check above can fail: without the scheduler, load's chunks cut a gold file."""
+    two_files_and_plain_tests(counted)
+    parallel, report = run(
+        counted, "-n", "2", "-v", "-o", "chunkrecall_xdist_group=false", subprocess=True
+    )
+    parallel.assert_outcomes(passed=60)
+    ran = workers_by_file(parallel)
+    assert {"gw0", "gw1"} in (ran["gold/facts0.yaml"], ran["gold/facts1.yaml"]), ran
+    sent = Counter(q for c in calls(counted) for q in c["questions"])
+    assert set(sent.values()) == {1}
+    assert report["totals"]["cases"] == 20
+
+
+def test_a_gold_file_larger_than_a_workers_share_is_split_over_both(counted):
+    counted.write("counting.py", COUNTING)
+    counted.ini("chunkrecall_retriever = counting:build\n")
+    asked = [f"{q} {copy}" if copy else q for copy in range(4) for q, _ in QUESTIONS]
+    cases = "".join(
+        f"  - id: r{n}\n    question: {question}\n    needle: {QUESTIONS[n % 10][1]}\n"
+        for n, question in enumerate(asked)
+    )
+    counted.gold("corpus: ../docs/*.md\nchunker: rag:sentences\nk: 2\ncases:\n" + cases)
+    parallel, report = run(counted, "-n", "2", "-v", subprocess=True)
+    assert report["totals"]["cases"] == 40
+    # alone in the run, the file is all of it: kept whole, one worker would do everything
+    assert workers_by_file(parallel)["gold/policies.yaml"] == {"gw0", "gw1"}
+    sent = Counter(q for c in calls(counted) for q in c["questions"])
+    assert sorted(sent) == sorted(asked) and set(sent.values()) == {1}
+
+
+def test_a_crashed_worker_costs_only_its_own_test(counted):
+    two_files_and_plain_tests(counted)
+    counted.write("test_crash.py", "import os\n\ndef test_crash():\n    os._exit(3)\n")
+    result, report = run(counted, "-n", "2", subprocess=True)
+    result.assert_outcomes(passed=60, failed=1)
+    result.stdout.fnmatch_lines(["*replacing crashed worker*"])
+    assert len(report["cases"]) == 20
+    assert {c["verdict"] for c in report["cases"]} == {"hit"}
+
+
+@pytest.mark.parametrize("dist", ["loadfile", "each"])
+def test_other_dist_modes_schedule_as_xdist_does(counted, dist):
+    asked = two_files_and_plain_tests(counted)
+    result, _ = run(counted, "-n", "2", "-v", "--dist", dist, subprocess=True)
+    ran = workers_by_file(result)
+    sent = Counter(q for c in calls(counted) for q in c["questions"])
+    if dist == "loadfile":
+        result.assert_outcomes(passed=60)
+        assert len(ran["test_plain.py"]) == 1  # a file is loadfile's unit, plain tests too
+        assert set(sent.values()) == {1}
+    else:
+        result.assert_outcomes(passed=120)  # every test on every worker
+        assert sent == Counter({question: 2 for question in asked})
+
+
+def test_the_switch_must_be_true_or_false(counted):
+    project(counted)
+    result = counted.pytester.runpytest("-o", "chunkrecall_xdist_group=sometimes")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["*ini option chunkrecall_xdist_group must be true or false, not 'sometimes'*"]
+    )
+
+
+def test_a_file_is_kept_whole_up_to_a_workers_share():
+    from pytest_chunkrecall.plugin.scheduling import whole_files
+
+    collection = [f"gold/a.yaml::{n}" for n in range(3)] + [f"gold/b.yaml::{n}" for n in range(5)]
+    collection += ["test_x.py::test_one", "notes.yaml::t"]
+
+    def is_gold(name: str) -> bool:
+        return name.startswith("gold/")
+
+    # 10 tests over 2 workers: a share is 5, so b (5) is whole; over 3 workers b is split
+    assert whole_files(collection, is_gold, workers=2) == ["gold/a.yaml"] * 3 + [
+        "gold/b.yaml"
+    ] * 5 + [None, None]
+    assert whole_files(collection, is_gold, workers=3) == ["gold/a.yaml"] * 3 + [None] * 7
+
+
+def test_help_names_the_switch(pytester):
+    result = pytester.runpytest("--help")
+    result.stdout.fnmatch_lines(
+        ["  chunkrecall_xdist_group (string):", "*Under pytest-xdist*send all cases of a*"]
+    )
