@@ -15,7 +15,6 @@ from ..text.folding import Folded, fold
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
-from .results import Closest
 from .views import ChunkViews
 
 # How many chunk texts each match space keeps prepared (folded) at a time.
@@ -111,7 +110,7 @@ class Finder:
         elif self.matcher.mode == "exact":
             # Placed up to normalization (e + U+0301 where the chunk says é), a chunk can
             # sit beside the occurrence it holds verbatim: its own text has the last word.
-            for index, text in enumerate(self._every_prepared()):
+            for index, text in enumerate(self.every_prepared()):
                 chunk = self.chunks[index]
                 if (docs is None or chunk.doc in docs) and pattern in text:
                     return Location(chunk, first)
@@ -170,54 +169,11 @@ class Finder:
         where = Occurrence(self.documents[doc_no].id, first, last)
         return texts[doc_no][begin : begin + length], where
 
-    def closest(self, pattern: str) -> Closest | None:
-        """The corpus text most like ``pattern``, for a needle that is not in the corpus.
-
-        The chunks most like it are found first; within them, the run of about
-        as many words as the pattern has that shares most of its words, and then
-        is most like it.
-        """
-        prepared = self._every_prepared()
-        candidates = process.extract(
-            pattern, prepared, scorer=fuzz.partial_ratio, processor=None, limit=20
-        )
-        wanted = set(pattern.split())
-        best: tuple[int, float, str, Chunk] | None = None
-        for _, _, index in candidates:
-            chunk = self.chunks[index]
-            words = self._around(chunk, len(pattern)).split()
-            for width in range(max(1, len(wanted) - 1), len(wanted) + 2):
-                for at in range(max(1, len(words) - width + 1)):
-                    text = " ".join(words[at : at + width])
-                    seen = self.matcher.prepare(text)
-                    shared = len(wanted.intersection(seen.split()))
-                    score = fuzz.ratio(pattern, seen)
-                    if best is None or (shared, score) > best[:2]:
-                        best = (shared, score, text, chunk)
-        if best is None:
-            return None
-        _, score, text, chunk = best
-        return Closest(pattern, text, round(float(score), 1), chunk.doc, chunk.index)
-
-    def _around(self, chunk: Chunk, reach: int) -> str:
-        """The chunk's text widened in its document by ``reach`` and out to whole words.
-
-        The closest text to a mistyped needle often straddles a boundary (that is
-        why the case failed); words cut at a chunk's edge would show the author
-        text the corpus does not say.
-        """
-        if chunk.start is None or chunk.end is None:
-            return chunk.text
-        text = self.document(chunk.doc).text
-        # Out to whole words, but within twice the reach: text without spaces
-        # (Chinese, Japanese) has no word to finish.
-        lowest, highest = max(0, chunk.start - 2 * reach), min(len(text), chunk.end + 2 * reach)
-        start, end = max(0, chunk.start - reach), min(len(text), chunk.end + reach)
-        while start > lowest and not text[start - 1].isspace():
-            start -= 1
-        while end < highest and not text[end].isspace():
-            end += 1
-        return text[start:end]
+    def every_prepared(self) -> list[str]:
+        """Every chunk's text as the matcher compares it, in chunk order (kept once built)."""
+        if self._all_prepared is None:
+            self._all_prepared = [self.matcher.prepare(chunk.text) for chunk in self.chunks]
+        return self._all_prepared
 
     def _index_of(self) -> WordIndex:
         if self._index is None:
@@ -264,13 +220,8 @@ class Finder:
                 return chunk
         return None
 
-    def _every_prepared(self) -> list[str]:
-        if self._all_prepared is None:
-            self._all_prepared = [self.matcher.prepare(chunk.text) for chunk in self.chunks]
-        return self._all_prepared
-
     def _locate_fuzzy(self, pattern: str, docs: Collection[str] | None) -> Location:
-        prepared = self._every_prepared()
+        prepared = self.every_prepared()
         matcher = self.matcher
         threshold = matcher.threshold
         counted = [i for i, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs]

@@ -15,6 +15,7 @@ from ..analysis.geometry import shared
 from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
+from .closest import closest
 from .finder import Finder, Location, Occurrence
 from .results import CaseResult, ChunkView, CutView, Held, SpanAt, Verdict
 
@@ -114,7 +115,7 @@ def judge(
             if verdict == "ranked_out" and r is None
         ],
         cut=_cut(finder, locations[split[0]], length) if split and not failed else None,
-        closest=finder.closest(matcher.prepare(absent[0])) if absent else None,
+        closest=closest(finder, matcher.prepare(absent[0])) if absent else None,
         missing=absent,
         outside=units.outside,
         holding_rank=rank,
