@@ -398,7 +398,7 @@ def _summary(result: pytest.RunResult) -> list[str]:
     return lines[start:end]
 
 
-@pytest.mark.parametrize("workers", ["2", "4"])
+@pytest.mark.parametrize("workers", ["2", pytest.param("4", marks=pytest.mark.slow)])
 def test_xdist_gives_the_same_summary_reports_and_baseline_as_a_serial_run(shop, workers):
     accepted(shop)
     shop.overlap(0)
@@ -431,6 +431,7 @@ def test_xdist_gives_the_same_summary_reports_and_baseline_as_a_serial_run(shop,
     assert properties("serial.xml") == properties("xdist.xml")
 
 
+@pytest.mark.slow
 def test_update_under_xdist_writes_the_same_baseline(shop):
     serial = accepted(shop)
     shop.baseline.unlink()
@@ -440,6 +441,7 @@ def test_update_under_xdist_writes_the_same_baseline(shop):
     assert sorted(p.name for p in (shop.pytester.path / "ci").iterdir()) == ["baseline.json"]
 
 
+@pytest.mark.slow
 def test_a_crashed_worker_does_not_take_the_summary_with_it(shop):
     shop.pytester.makeconftest(
         """
@@ -521,7 +523,11 @@ def test_selecting_only_new_cases_raises_no_alarm_about_the_baseline(shop):
     result.stdout.fnmatch_lines(["  new gold/policies.yaml::fee-again: hit at rank 1"])
 
 
-@pytest.mark.parametrize("extra", [("-p", "no:xdist"), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "extra",
+    [("-p", "no:xdist"), pytest.param(("-n", "2"), marks=pytest.mark.slow)],
+    ids=["serial", "xdist"],
+)
 def test_a_failure_is_one_line_in_the_short_summary_even_on_ci(shop, monkeypatch, extra):
     """On CI pytest does not trim the short summary; the explanation stays in FAILURES."""
     monkeypatch.setenv("CI", "true")

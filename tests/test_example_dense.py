@@ -181,6 +181,7 @@ def test_the_rank_table(run: Callable[..., Run]) -> None:
             )
 
 
+@pytest.mark.slow
 def test_xdist_gives_the_same_dense_run(run: Callable[..., Run]) -> None:
     pytest.importorskip("xdist", reason="needs pytest-xdist (the test extra)")
     serial = run(*COMMANDS["dense"])

@@ -366,6 +366,7 @@ def test_a_length_function_measures_spans_and_chunks_in_its_own_units(storefront
     assert report["gold_files"][0]["unit"] == "units of words:count"
 
 
+@pytest.mark.slow
 def test_a_sweep_under_xdist_uses_the_hooks_of_a_conftest_below_the_rootdir(pytester):
     pytester.mkdir("suite")
     pytester.path.joinpath("suite", "conftest.py").write_text(

@@ -216,6 +216,7 @@ def test_gold_files_refused_for_one_reason_are_named_on_one_line(shop):
     )
 
 
+@pytest.mark.slow
 @need("chonkie")
 def test_under_xdist_the_same_message_stops_the_run_at_collection(shop):
     configure(shop, "chonkie:RecursiveChunker", "{chunk_size: 200}")

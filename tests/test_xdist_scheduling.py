@@ -42,7 +42,9 @@ def two_files_and_plain_tests(shop: Shop) -> list[str]:
     return asked
 
 
-@pytest.mark.parametrize("loaded", ["by entry point", "with -p xdist.plugin"])
+@pytest.mark.parametrize(
+    "loaded", ["by entry point", pytest.param("with -p xdist.plugin", marks=pytest.mark.slow)]
+)
 def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monkeypatch, loaded):
     asked = two_files_and_plain_tests(counted)
     serial, plain = run(
@@ -71,6 +73,7 @@ def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monk
     assert report["totals"] == plain["totals"]
 
 
+@pytest.mark.slow
 def test_turned_off_the_gold_files_are_chunked_as_xdist_load_does(counted):
     """The check above can fail: without the scheduler, load's chunks cut a gold file."""
     two_files_and_plain_tests(counted)
@@ -85,6 +88,7 @@ def test_turned_off_the_gold_files_are_chunked_as_xdist_load_does(counted):
     assert report["totals"]["cases"] == 20
 
 
+@pytest.mark.slow
 def test_a_gold_file_larger_than_a_workers_share_is_split_over_both(counted):
     counted.write("counting.py", COUNTING)
     counted.ini("chunkrecall_retriever = counting:build\n")
@@ -102,6 +106,7 @@ def test_a_gold_file_larger_than_a_workers_share_is_split_over_both(counted):
     assert sorted(sent) == sorted(asked) and set(sent.values()) == {1}
 
 
+@pytest.mark.slow
 def test_a_crashed_worker_costs_only_its_own_test(counted):
     two_files_and_plain_tests(counted)
     counted.write("test_crash.py", "import os\n\ndef test_crash():\n    os._exit(3)\n")
@@ -112,6 +117,7 @@ def test_a_crashed_worker_costs_only_its_own_test(counted):
     assert {c["verdict"] for c in report["cases"]} == {"hit"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("dist", ["loadfile", "each"])
 def test_other_dist_modes_schedule_as_xdist_does(counted, dist):
     asked = two_files_and_plain_tests(counted)

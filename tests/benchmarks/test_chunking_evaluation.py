@@ -29,6 +29,7 @@ def test_without_its_data_the_benchmark_says_so_and_succeeds(tmp_path):
     assert "chunking_evaluation: skipped, no data at" in finished.stdout
 
 
+@pytest.mark.slow
 def test_split_counts_agree_with_a_literal_scan_of_the_windows(tmp_path):
     if not (DATA / "questions_df.csv").is_file():
         pytest.skip(f"no chunking_evaluation data at {DATA}")

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parents[2]
 
 
@@ -29,6 +31,7 @@ def test_the_quick_benchmarks_print_their_table_and_build_once():
     assert rows["build once"].endswith("| yes |")
 
 
+@pytest.mark.slow
 def test_the_quick_scale_rows_run_through_the_plugin():
     finished = subprocess.run(
         [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
