@@ -12,6 +12,15 @@ from typing import Any
 import pytest
 from hypothesis import settings
 
+# Libraries with C extensions that cannot be loaded twice in one process: imported here,
+# before any in-process pytester run takes its snapshot of sys.modules and drops what the
+# run imported, so that a test importing them after such a run finds them still loaded.
+for _module in ("numpy", "scipy.stats"):
+    try:
+        __import__(_module)
+    except ImportError:
+        pass  # an optional test dependency: the tests that need it skip
+
 # Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
 settings.register_profile("chunkrecall", deadline=None)
 settings.load_profile("chunkrecall")
