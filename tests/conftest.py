@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import textwrap
@@ -16,10 +17,8 @@ from hypothesis import settings
 # before any in-process pytester run takes its snapshot of sys.modules and drops what the
 # run imported, so that a test importing them after such a run finds them still loaded.
 for _module in ("numpy", "scipy.stats"):
-    try:
+    with contextlib.suppress(ImportError):  # optional test dependencies: their tests skip
         __import__(_module)
-    except ImportError:
-        pass  # an optional test dependency: the tests that need it skip
 
 # Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
 settings.register_profile("chunkrecall", deadline=None)
