@@ -65,8 +65,13 @@ def ranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
         candidates = min(found, key=len)
         phrase = " ".join(words)
         possible = list(candidates)
-        for inner in sorted((postings.get(w, _NONE) for w in words[1:-1]), key=len):
-            possible = [n for n in possible if _holds(inner, n)]
+        inners = {id(p): p for p in (postings.get(w, _NONE) for w in words[1:-1])}
+        inners.pop(id(candidates), None)  # every candidate holds the rarest word
+        for inner in sorted(inners.values(), key=len):
+            end = len(inner)
+            possible = [
+                n for n in possible if (at := bisect_left(inner, n)) < end and inner[at] == n
+            ]
         if len(words) > 1:  # a lone word is in every chunk that holds it
             possible = [n for n in possible if phrase in " ".join(chunks[n].text.lower().split())]
         whole = possible[:k]
@@ -79,12 +84,6 @@ def ranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
 
 
 _NONE: array[int] = array("i")
-
-
-def _holds(numbers: array[int], number: int) -> bool:
-    """Whether the ascending ``numbers`` hold ``number``."""
-    at = bisect_left(numbers, number)
-    return at < len(numbers) and numbers[at] == number
 
 
 def windows(text: str, size: int = 800, overlap: int = 200) -> list[str]:
