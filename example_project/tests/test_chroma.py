@@ -15,13 +15,13 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
-from dataclasses import dataclass
 from importlib.util import find_spec
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
+from notes import NOTES, Note
 
 from shopkb.ingest import load_passages
 
@@ -34,19 +34,6 @@ pytestmark = pytest.mark.skipif(
 # The chroma command, run by this interpreter: the console script may not be on PATH.
 CHROMA = "import sys; from chromadb.cli.cli import app; sys.argv[0] = 'chroma'; app()"
 STARTUP_SECONDS = 60
-
-
-@dataclass(frozen=True)
-class Note:
-    text: str
-
-
-NOTES = [
-    Note("Shipping is free over $75."),
-    Note("Gift cards never expire."),
-    Note("Wash linen sheets in cold water and dry them on low heat."),
-    Note("Our showroom in Portland opens at ten."),
-]
 
 
 def free_port() -> int:

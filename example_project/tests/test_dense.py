@@ -3,30 +3,17 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from notes import NOTES, Note
 
 from shopkb.ingest import load_passages
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 NEEDS_WORDLLAMA = "shopkb.dense needs wordllama: pip install -e '.[dense]'"
-
-
-@dataclass(frozen=True)
-class Note:
-    text: str
-
-
-NOTES = [
-    Note("Shipping is free over $75."),
-    Note("Gift cards never expire."),
-    Note("Wash linen sheets in cold water and dry them on low heat."),
-    Note("Our showroom in Portland opens at ten."),
-]
 
 
 @pytest.fixture(scope="module")

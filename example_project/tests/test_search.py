@@ -1,16 +1,10 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import pytest
+from notes import Note
 
 from shopkb.__main__ import main
 from shopkb.search import build, stem, terms
-
-
-@dataclass(frozen=True)
-class Note:
-    text: str
 
 
 @pytest.mark.parametrize(
