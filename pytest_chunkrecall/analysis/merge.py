@@ -86,7 +86,7 @@ def merge(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> RunRecord:
     records = [(name, record_of(data, name=name)) for name, data in reports]
     first_name, first = records[0]
     owner: dict[str, str] = {}
-    cases: list[dict[str, Any]] = []
+    cases: list[Mapping[str, Any]] = []
     gold_info: dict[str, tuple[str, GoldInfo]] = {}
     crashed: list[str] = []
     for name, record in records:

@@ -7,6 +7,7 @@ is computed from a record, so a merged report of shards says what one run would.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
@@ -16,6 +17,7 @@ from ..evaluation.results import CaseResult
 from ..render import json_report
 from . import sweep
 from .gating import GateOutcome
+from .packed import InOrder
 from .survival import SpanFact, analyse
 
 SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
@@ -23,23 +25,64 @@ SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "ma
 
 
 @dataclass(frozen=True)
+class _Census:
+    """What one walk over a record's entries finds: their order and the run's outcome."""
+
+    order: list[int]  # the entries' indices in gold-file and line order
+    paths: frozenset[str]
+    failed: bool
+    expected_misses: int
+    unevaluated: list[str]
+
+
+@dataclass(frozen=True)
 class RunRecord:
     """Every case of a run, each gold file's facts, and what could not be evaluated.
 
     ``cases`` are the report's case entries (``CaseResult.to_json()`` plus ``nodeid``,
-    ``outcome``, ``xfail`` and any ``sweep`` contributions), in any order.
+    ``outcome``, ``xfail`` and any ``sweep`` contributions), in any order: a list, or
+    entries kept packed (:class:`.packed.PackedEntries`), which are walked as few
+    times as the record can.
     """
 
-    cases: list[dict[str, Any]]
+    cases: Sequence[Mapping[str, Any]]
     gold_info: dict[str, GoldInfo] = field(default_factory=dict)
     crashed: list[str] = field(default_factory=list)  # whose worker died: no entry in cases
     sweep_spec: str | None = None
     setup_args: list[str] = field(default_factory=list)
 
     @cached_property
-    def ordered(self) -> list[dict[str, Any]]:
+    def _census(self) -> _Census:
+        keys: list[tuple[str, int, str, int]] = []
+        paths: set[str] = set()
+        failed = False
+        expected = 0
+        unevaluated: list[tuple[tuple[str, int, str, int], str]] = []
+        for number, case in enumerate(self.cases):
+            key = (case["gold_file"], case["line"], case["id"], number)
+            keys.append(key)
+            paths.add(case["gold_file"])
+            outcome = case["outcome"]
+            failed = failed or outcome == "failed"
+            if case.get("verdict") is None:
+                if outcome != "skipped":
+                    unevaluated.append((key, case["nodeid"]))
+            elif outcome == "xfailed":
+                expected += 1
+        keys.sort()
+        unevaluated.sort()
+        return _Census(
+            order=[key[-1] for key in keys],
+            paths=frozenset(paths),
+            failed=failed,
+            expected_misses=expected,
+            unevaluated=[nodeid for _, nodeid in unevaluated],
+        )
+
+    @cached_property
+    def ordered(self) -> Sequence[Mapping[str, Any]]:
         """Every case's entry in gold-file and line order (whatever order they came in)."""
-        return sorted(self.cases, key=lambda c: (c["gold_file"], c["line"], c["id"]))
+        return InOrder(self.cases, self._census.order)
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""
@@ -47,29 +90,31 @@ class RunRecord:
 
     @cached_property
     def _results(self) -> list[CaseResult]:
-        return [CaseResult.from_json(case) for case in self.ordered if case.get("verdict")]
+        # read back together, the results share their chunk views and ids, as they
+        # did when the run made them (entries read from JSON or packed share nothing)
+        shared: dict[object, object] = {}
+        return [
+            CaseResult.from_json(case, shared=shared)
+            for case in self.ordered
+            if case.get("verdict")
+        ]
 
     def gold_file_paths(self) -> set[str]:
         """The gold files with a case in the run."""
-        return {case["gold_file"] for case in self.cases}
+        return set(self._census.paths)
 
     def unevaluated(self) -> list[str]:
         """Cases that ran but have no verdict: their configuration, the user's code or their
         worker failed."""
-        failed = [
-            case["nodeid"]
-            for case in self.ordered
-            if case.get("verdict") is None and case["outcome"] != "skipped"
-        ]
-        return failed + sorted(self.crashed)
+        return self._census.unevaluated + sorted(self.crashed)
 
     def expected_misses(self) -> int:
         """How many evaluated cases were expected failures (xfail or known misses)."""
-        return sum(1 for c in self.cases if c["outcome"] == "xfailed" and c.get("verdict"))
+        return self._census.expected_misses
 
     def failed(self) -> bool:
         """Whether a case of the run failed (and so the run, whatever the gates say)."""
-        return bool(self.crashed) or any(case["outcome"] == "failed" for case in self.cases)
+        return bool(self.crashed) or self._census.failed
 
     def gold_files(self) -> list[GoldFileSummary]:
         """Each gold file of the run with its facts, its results and its span arithmetic."""

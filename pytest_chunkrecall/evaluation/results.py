@@ -156,22 +156,40 @@ class CaseResult:
         return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
+    def from_json(
+        cls, data: Mapping[str, Any], *, shared: dict[Any, Any] | None = None
+    ) -> CaseResult:
+        """The result ``to_json`` gave. Values equal to ones in ``shared`` (chunk views, ids)
+        are taken from it, and new ones added: results read back together share them."""
+
+        def one(value: Any) -> Any:
+            return value if shared is None else shared.setdefault(value, value)
+
+        def view(data: Mapping[str, Any]) -> ChunkView:
+            fields = {**data, "doc": one(data.get("doc")), "preview": one(data["preview"])}
+            return one(ChunkView(**fields))  # type: ignore[no-any-return]
+
         known = {f.name for f in fields(cls)}
         values = {key: value for key, value in data.items() if key in known}
-        values["top"] = [ChunkView(**view) for view in values.get("top") or []]
+        for key in ("gold_file", "verdict", "match", "unit"):
+            values[key] = one(values[key])
+        values["top"] = [view(item) for item in values.get("top") or []]
         values["held"] = [
-            Held(item["pattern"], ChunkView(**item["chunk"])) for item in values.get("held") or []
+            Held(item["pattern"], view(item["chunk"])) for item in values.get("held") or []
         ]
+        for key in ("retrieved_ids", "holding_ids"):
+            if values.get(key):
+                values[key] = [one(value) for value in values[key]]
         if values.get("cut"):
             cut = dict(values["cut"])
             for side in ("left", "right"):
-                cut[side] = ChunkView(**cut[side]) if cut.get(side) else None
+                cut[side] = view(cut[side]) if cut.get(side) else None
             values["cut"] = CutView(**cut)
         if values.get("closest"):
             values["closest"] = Closest(**values["closest"])
         if values.get("span_at"):
-            values["span_at"] = SpanAt(**values["span_at"])
+            at = values["span_at"]
+            values["span_at"] = SpanAt(**{**at, "doc": one(at["doc"])})
         return cls(**values)
 
 

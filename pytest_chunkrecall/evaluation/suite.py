@@ -93,10 +93,11 @@ class SuiteCache:
         )
 
     def close(self) -> None:
-        """Stop every suite's questions asked ahead."""
+        """Stop every suite's questions asked ahead, and let go of everything built."""
         for built in self._built.values():
             if isinstance(built, Suite):
                 built.close()
+        self._built.clear()
 
     def _once(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s value for ``key``, or its error, remembered for the rest of the process."""

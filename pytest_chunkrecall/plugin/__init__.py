@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from ..analysis.packed import pack
 from ..config.settings import SETTING_KEYS
 from ..discovery import collected_as_gold
 from ..evaluation.suite import SuiteCache
@@ -200,8 +201,11 @@ def pytest_collection_modifyitems(config: pytest.Config) -> None:
         raise error
 
 
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
-    # Also after Ctrl-C: questions queued ahead are dropped, not sent.
+    # Also after Ctrl-C: questions queued ahead are dropped, not sent. First, so
+    # that the run's end (the record, the summary, the files) reuses the memory
+    # the suites held instead of adding to it.
     suites = session.config.stash.get(SUITES, None)
     if suites is not None:
         suites.close()
@@ -233,17 +237,14 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     if item.result is not None:
-        # The report's case entry as the recorder keeps it (node id first), so that
-        # it keeps this dict rather than a copy: one per case, for the whole run.
         data = {"nodeid": item.nodeid, **item.result.to_json()}
         data["xfail"] = case.xfail  # so that a merged report can tell expected misses
         if item.sweep is not None:
             data["sweep"] = item.sweep
-        test_report.chunkrecall = data  # type: ignore[attr-defined]
         # the report carries them now; items live as long as the session
         item.result = item.sweep = None
     else:  # skipped, or its configuration failed: in the report, but with no verdict
-        test_report.chunkrecall = {  # type: ignore[attr-defined]
+        data = {
             "nodeid": item.nodeid,
             "gold_file": item.plan.name,
             "id": case.id,
@@ -253,6 +254,9 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
             "span_split": None,
             "xfail": case.xfail,
         }
+    # Packed: pytest keeps every report until the run ends, and the recorder keeps
+    # this very object, not a copy.
+    test_report.chunkrecall = pack(data)  # type: ignore[attr-defined]
     described = item.config.stash[DESCRIBED]
     if item.plan.name not in described:
         info = item.gold_info()
@@ -263,3 +267,4 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
                 # The page draws the chunks over the documents; only the process that
                 # built the suite has them, so they travel once, with the facts.
                 test_report.chunkrecall_documents = documents_of(item.suite)  # type: ignore[attr-defined]
+    item.suite = None  # the suite cache keeps it while cases still run; items outlive that

@@ -6,10 +6,9 @@ is the one place that knows the whole run; :mod:`.ending` makes the run's end of
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
+from ..analysis.packed import PackedEntries
 from ..analysis.record import RunRecord
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.suite import Suite
@@ -28,35 +27,33 @@ class Recorder:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.cases: dict[str, dict[str, Any]] = {}
+        self.cases: dict[str, tuple[bytes, str]] = {}  # packed entry and outcome, by node id
         self.gold_info: dict[str, GoldInfo] = {}
         self.documents: dict[str, DocumentData] = {}  # for the HTML page, when it is asked for
         self.crashed: set[str] = set()
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        data = getattr(report, "chunkrecall", None)
-        if data is None:
+        packed = getattr(report, "chunkrecall", None)
+        if packed is None:
             # A case whose xdist worker crashed comes back as a bare failure.
             path = report.nodeid.partition("::")[0]
             if report.failed and path.endswith((".yaml", ".yml")) and "::" in report.nodeid:
                 self.crashed.add(report.nodeid)
             return
-        if data.get("nodeid") != report.nodeid:  # not made by this version's _attach
-            data = {"nodeid": report.nodeid, **data}
-        data["outcome"] = _outcome(report)
-        self.cases[report.nodeid] = data
+        self.cases[report.nodeid] = (packed, _outcome(report))
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
-            self.gold_info.setdefault(data["gold_file"], info)
+            self.gold_info.setdefault(report.nodeid.partition("::")[0], info)
         for document in getattr(report, "chunkrecall_documents", None) or ():
             self.documents.setdefault(document["id"], document)
 
     def record(self) -> RunRecord:
         """What the run gathered, for the gates, the summary and the reports."""
-        gold_files = {case["gold_file"] for case in self.cases.values()}
+        # a case's node id starts with its gold file's path, as its entry has it
+        gold_files = {nodeid.partition("::")[0] for nodeid in self.cases}
         options = self.config.stash[OPTIONS]
         return RunRecord(
-            cases=list(self.cases.values()),
+            cases=PackedEntries(list(self.cases.values())),
             gold_info=dict(self.gold_info),
             # a case whose worker crashed has no entry; one of a file that never ran is not ours
             crashed=[

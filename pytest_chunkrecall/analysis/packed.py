@@ -1,0 +1,105 @@
+"""Case entries as a run keeps them: compact JSON, compressed, unpacked where they are read.
+
+A run keeps every case's report entry from its test's report to the run's end,
+for the gates, the summary and the files; pytest keeps every report as long.
+As dicts, the entries of 10,000 cases take about 50 MB; packed, under 10. A
+test report carries its case's entry packed (from an xdist worker too), and the
+run's record unpacks an entry each time it reads it, into a dict of its own.
+"""
+
+from __future__ import annotations
+
+import json
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, overload
+
+# What every entry spells the same way, as zlib's preset dictionary: an entry is
+# too short to teach the compressor its own keys (a fifth smaller with them).
+_KEYS = (
+    b'{"nodeid":"gold_file":"id":"line":"question":"needles":"span":"verdict":"rank":'
+    b'"span_split":"k":"match":"normalized","needle_lengths":"span_length":"unit":"chars",'
+    b'"top":[{"doc":"index":"start":"end":"preview":"rank":"size":}],"held":[],"cut":null,'
+    b'"closest":null,"missing":[],"outside":[],"baseline":null,"holding_rank":"depth":null,'
+    b'"depth_error":null,"pieces_retrieved":null,"retrieved_ids":["holding_ids":["span_at":'
+    b'{"doc":"start":"end":},"docs":null,"elsewhere":[],"xfail":null,"sweep":"hit","split",'
+    b'"ranked_out","absent",false,true'
+)
+
+
+def pack(entry: Mapping[str, Any]) -> bytes:
+    """``entry`` (JSON-safe) as compressed compact JSON."""
+    text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    packer = zlib.compressobj(zdict=_KEYS)
+    return packer.compress(text.encode("utf-8")) + packer.flush()
+
+
+def unpack(packed: bytes) -> dict[str, Any]:
+    """The entry :func:`pack` made, as JSON reads it back (tuples become lists)."""
+    unpacker = zlib.decompressobj(zdict=_KEYS)
+    entry: dict[str, Any] = json.loads(unpacker.decompress(packed) + unpacker.flush())
+    return entry
+
+
+class PackedEntries(Sequence[dict[str, Any]]):
+    """Packed entries, each with its test's outcome, read as entries with ``outcome`` set.
+
+    Each read unpacks afresh: a caller that keeps what it reads holds that much,
+    and one that walks the entries holds one at a time.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items: Sequence[tuple[bytes, str]]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @overload
+    def __getitem__(self, index: int) -> dict[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> PackedEntries: ...
+
+    def __getitem__(self, index: int | slice) -> dict[str, Any] | PackedEntries:
+        if isinstance(index, slice):
+            return PackedEntries(self._items[index])
+        packed, outcome = self._items[index]
+        entry = unpack(packed)
+        entry["outcome"] = outcome
+        return entry
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for packed, outcome in self._items:
+            entry = unpack(packed)
+            entry["outcome"] = outcome
+            yield entry
+
+
+class InOrder(Sequence[Mapping[str, Any]]):
+    """The entries of ``cases`` in the order ``order`` gives (indices into it), read lazily."""
+
+    __slots__ = ("_cases", "_order")
+
+    def __init__(self, cases: Sequence[Mapping[str, Any]], order: Sequence[int]) -> None:
+        self._cases = cases
+        self._order = order
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    @overload
+    def __getitem__(self, index: int) -> Mapping[str, Any]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> InOrder: ...
+
+    def __getitem__(self, index: int | slice) -> Mapping[str, Any] | InOrder:
+        if isinstance(index, slice):
+            return InOrder(self._cases, self._order[index])
+        return self._cases[self._order[index]]
+
+    def __iter__(self) -> Iterator[Mapping[str, Any]]:
+        cases = self._cases
+        return (cases[i] for i in self._order)

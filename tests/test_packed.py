@@ -1,0 +1,113 @@
+"""Case entries kept packed until the run's end: read back as they were, one at a time."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from pytest_chunkrecall.analysis.packed import PackedEntries, pack, unpack
+from pytest_chunkrecall.analysis.record import RunRecord
+
+from .conftest import Shop
+
+JSON = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(), JSON, max_size=8))
+def test_an_entry_unpacks_to_what_json_reads_back(entry: dict[str, Any]) -> None:
+    assert unpack(pack(entry)) == json.loads(json.dumps(entry))
+
+
+def entry(gold_file: str, line: int, verdict: str | None) -> dict[str, Any]:
+    case_id = f"c{line}"
+    return {"nodeid": f"{gold_file}::{case_id}", "gold_file": gold_file, "id": case_id,
+            "line": line, "verdict": verdict, "rank": None, "span_split": None}  # fmt: skip
+
+
+def test_each_read_is_a_fresh_entry_with_its_outcome() -> None:
+    entries = PackedEntries([(pack(entry("gold/a.yaml", 3, "hit")), "passed")])
+    first = entries[0]
+    first["verdict"] = "split"
+    assert entries[0] == {**entry("gold/a.yaml", 3, "hit"), "outcome": "passed"}
+    assert list(entries) == [entries[0]] and len(entries) == 1
+    assert list(entries[1:]) == []
+
+
+def test_a_record_of_packed_entries_says_what_one_of_dicts_says() -> None:
+    cases = [
+        {**entry("gold/b.yaml", 9, "hit"), "outcome": "passed"},
+        {**entry("gold/a.yaml", 7, None), "outcome": "failed"},
+        {**entry("gold/a.yaml", 2, "split"), "outcome": "xfailed"},
+        {**entry("gold/a.yaml", 5, None), "outcome": "skipped"},
+    ]
+    packed = PackedEntries([(pack({k: v for k, v in c.items() if k != "outcome"}), c["outcome"])
+                            for c in cases])  # fmt: skip
+    plain, kept = RunRecord(cases=cases), RunRecord(cases=packed)
+    assert [c["nodeid"] for c in kept.ordered] == [
+        "gold/a.yaml::c2", "gold/a.yaml::c5", "gold/a.yaml::c7", "gold/b.yaml::c9"
+    ]  # fmt: skip
+    assert list(kept.ordered) == list(plain.ordered)
+    assert kept.unevaluated() == plain.unevaluated() == ["gold/a.yaml::c7"]
+    assert kept.expected_misses() == plain.expected_misses() == 1
+    assert kept.failed() and plain.failed()
+    assert kept.gold_file_paths() == plain.gold_file_paths() == {"gold/a.yaml", "gold/b.yaml"}
+
+
+TRACKED = """
+import weakref
+
+ALIVE = []
+
+
+class Index:
+    def __init__(self, chunks):
+        self.chunks = chunks
+        ALIVE.append(weakref.ref(self))
+
+    def search(self, question, k):
+        return list(range(min(k, len(self.chunks))))
+
+
+def build(chunks):
+    return Index(chunks)
+"""
+
+SUMMARY = """
+import gc
+
+import tracked
+
+
+def pytest_terminal_summary(terminalreporter):
+    gc.collect()
+    alive = sum(ref() is not None for ref in tracked.ALIVE)
+    terminalreporter.write_line(f"retrievers alive: {alive} of {len(tracked.ALIVE)}")
+"""
+
+
+def test_the_suites_are_let_go_before_the_run_ends(shop: Shop) -> None:
+    """What the run's end builds (the record, the summary, the files) reuses their memory."""
+    shop.write("tracked.py", TRACKED)
+    shop.write("conftest.py", SUMMARY)
+    shop.gold(
+        """
+        corpus: ../docs/*.md
+        retriever: tracked:build
+        cases:
+          - question: What is the refund window?
+            needle: storefront
+        """
+    )
+    result = shop.run()
+    result.stdout.fnmatch_lines(["retrievers alive: 0 of 1", "*1 passed*"])
