@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pytest_chunkrecall.analysis.packed import PackedEntries, pack, unpack
 from pytest_chunkrecall.analysis.record import RunRecord
+from pytest_chunkrecall.render import json_report
 
 from .conftest import Shop
 
@@ -62,6 +63,16 @@ def test_a_record_of_packed_entries_says_what_one_of_dicts_says() -> None:
     assert kept.expected_misses() == plain.expected_misses() == 1
     assert kept.failed() and plain.failed()
     assert kept.gold_file_paths() == plain.gold_file_paths() == {"gold/a.yaml", "gold/b.yaml"}
+
+
+@given(st.lists(st.dictionaries(st.text(), JSON, max_size=6), max_size=5))
+def test_a_report_of_packed_cases_is_the_text_of_its_dicts(cases: list[dict[str, Any]]) -> None:
+    packed = PackedEntries([(pack(case), "passed") for case in cases])
+    listed = [{**json.loads(json.dumps(case)), "outcome": "passed"} for case in cases]
+    report = {"chunkrecall_report": 1, "totals": {"cases": len(cases)}, "unevaluated": []}
+    assert json_report.dumps({**report, "cases": packed}) == (
+        json.dumps({**report, "cases": listed}, indent=2) + "\n"
+    )
 
 
 TRACKED = """

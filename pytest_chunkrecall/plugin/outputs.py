@@ -45,7 +45,12 @@ def write_outputs(
             baseline_name=setup.name if setup.path is not None else None,
             alpha=setup.gates.alpha,
         )
-        page = html.render_page({"report": report, "documents": list(documents.values())})
+        page = html.render_page(
+            {
+                "report": {**report, "cases": list(report["cases"])},
+                "documents": list(documents.values()),
+            }
+        )
         _write(outcome, session, Path(options.html), page)
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if not options.markdown and not step_summary:

@@ -49,7 +49,7 @@ def build(
             }
             for summary in gold_files
         ],
-        "cases": list(cases),
+        "cases": cases,  # as given: :func:`dumps` walks them one at a time
         "unevaluated": list(unevaluated),
         "setup_args": list(setup_args),
     }
@@ -82,15 +82,30 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
 
 
 def dumps(report: Mapping[str, Any]) -> str:
-    """The report as text: indented, and refusing NaN and infinity, which JSON has no words for."""
+    """The report as text: indented, and refusing NaN and infinity, which JSON has no words for.
+
+    The cases are encoded one at a time, so that cases kept packed (see
+    :mod:`..analysis.packed`) are unpacked one at a time too; the text is what
+    ``json.dumps(report, indent=2)`` gives.
+    """
+    cases = report.get("cases")
+    if not isinstance(cases, Sequence) or isinstance(cases, str):
+        return _joined(report) + "\n"
+    head, tail = _joined({**report, "cases": []}).split(_NO_CASES, 1)  # no string holds a newline
+    encoded = [_INDENT + _ENCODER.encode(case).replace("\n", "\n" + _INDENT) for case in cases]
+    listed = '\n  "cases": [\n' + ",\n".join(encoded) + "\n  ]" if encoded else _NO_CASES
+    return "".join((head, listed, tail, "\n"))  # one join: the text is not copied again
+
+
+def _joined(value: object) -> str:
     # What json.dumps gives, joined a batch of pieces at a time: indented JSON is
     # encoded in Python as one small string per key, value and bracket, and
-    # json.dumps holds them all in one list (150 MB for a report of 10,000 cases,
-    # five times the text they make).
-    pieces = json.JSONEncoder(indent=2, allow_nan=False).iterencode(report)
-    parts = ["".join(batch) for batch in iter(lambda: list(islice(pieces, _BATCH)), [])]
-    parts.append("\n")  # in the one join: the text is not copied again to end it
-    return "".join(parts)
+    # json.dumps holds them all in one list (five times the text they make).
+    pieces = _ENCODER.iterencode(value)
+    return "".join(["".join(batch) for batch in iter(lambda: list(islice(pieces, _BATCH)), [])])
 
 
+_ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
+_NO_CASES = '\n  "cases": []'
+_INDENT = "    "  # a case's depth in the report: in the top level's list
 _BATCH = 1 << 16  # pieces joined at a time
