@@ -103,6 +103,9 @@ class Plan:
 
     def suite(self, suites: SuiteCache) -> Suite:
         """The suite for this plan, built by ``suites`` once per configuration."""
+        return suites.remembered(self, lambda: self._suite(suites))
+
+    def _suite(self, suites: SuiteCache) -> Suite:
         documents = self.documents
         if documents is None:
             documents = suites.documents(

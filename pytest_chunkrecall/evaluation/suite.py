@@ -48,6 +48,17 @@ class SuiteCache:
     def __init__(self, rootdir: Path | None = None) -> None:
         self.rootdir = rootdir or Path.cwd()
         self._built: dict[tuple[Any, ...], Any] = {}
+        self._by_owner: dict[int, tuple[object, Suite]] = {}
+
+    def remembered(self, owner: object, build: Callable[[], Suite]) -> Suite:
+        """``build()``, once for ``owner`` (by identity): a key of every document and chunker
+        argument costs as much to hash again as a case costs to evaluate."""
+        known = self._by_owner.get(id(owner))
+        if known is not None and known[0] is owner:
+            return known[1]
+        suite = build()
+        self._by_owner[id(owner)] = (owner, suite)  # keeps owner, so its id is not reused
+        return suite
 
     def documents(
         self, files: tuple[Path, ...], loader: Component | None, *, where: str | None = None
@@ -98,6 +109,7 @@ class SuiteCache:
             if isinstance(built, Suite):
                 built.close()
         self._built.clear()
+        self._by_owner.clear()
 
     def _once(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s value for ``key``, or its error, remembered for the rest of the process."""
