@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from pytest_chunkrecall.analysis.packed import PackedEntries, pack, unpack
 from pytest_chunkrecall.analysis.record import RunRecord
+from pytest_chunkrecall.evaluation.results import CaseResult
 from pytest_chunkrecall.render import json_report
 
 from .conftest import Shop
@@ -31,9 +32,18 @@ def test_an_entry_unpacks_to_what_json_reads_back(entry: dict[str, Any]) -> None
 
 
 def entry(gold_file: str, line: int, verdict: str | None) -> dict[str, Any]:
+    """A case's entry as a run reports it (without its outcome), evaluated unless ``verdict`` is None."""
     case_id = f"c{line}"
-    return {"nodeid": f"{gold_file}::{case_id}", "gold_file": gold_file, "id": case_id,
-            "line": line, "verdict": verdict, "rank": None, "span_split": None}  # fmt: skip
+    found = {"nodeid": f"{gold_file}::{case_id}", "gold_file": gold_file, "id": case_id,
+             "line": line, "verdict": verdict, "rank": None, "span_split": None}  # fmt: skip
+    if verdict is None:
+        return found
+    result = CaseResult(
+        gold_file, case_id, line, "How long is the refund window?", ["30 days"], None,
+        verdict, 1 if verdict == "hit" else None, verdict == "split", 5, "normalized", [7], 7,
+        "chars",
+    )  # fmt: skip
+    return {"nodeid": found["nodeid"], **result.to_json()}
 
 
 def test_each_read_is_a_fresh_entry_with_its_outcome() -> None:
@@ -63,6 +73,8 @@ def test_a_record_of_packed_entries_says_what_one_of_dicts_says() -> None:
     assert kept.expected_misses() == plain.expected_misses() == 1
     assert kept.failed() and plain.failed()
     assert kept.gold_file_paths() == plain.gold_file_paths() == {"gold/a.yaml", "gold/b.yaml"}
+    assert [(r.id, r.verdict) for r in kept.results()] == [("c2", "split"), ("c9", "hit")]
+    assert kept.results() == plain.results()
 
 
 @given(st.lists(st.dictionaries(st.text(), JSON, max_size=6), max_size=5))

@@ -30,7 +30,7 @@ _KEYS = (
 def pack(entry: Mapping[str, Any]) -> bytes:
     """``entry`` (JSON-safe) as compressed compact JSON."""
     text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    packer = zlib.compressobj(zdict=_KEYS)
+    packer = zlib.compressobj(1, zdict=_KEYS)  # the fastest level: a tenth larger than the best
     return packer.compress(text.encode("utf-8")) + packer.flush()
 
 

@@ -26,9 +26,10 @@ SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "ma
 
 @dataclass(frozen=True)
 class _Census:
-    """What one walk over a record's entries finds: their order and the run's outcome."""
+    """What one walk over a record's entries finds: their order, results and outcome."""
 
     order: list[int]  # the entries' indices in gold-file and line order
+    results: list[CaseResult]  # of the evaluated ones, in that order
     paths: frozenset[str]
     failed: bool
     expected_misses: int
@@ -41,8 +42,8 @@ class RunRecord:
 
     ``cases`` are the report's case entries (``CaseResult.to_json()`` plus ``nodeid``,
     ``outcome``, ``xfail`` and any ``sweep`` contributions), in any order: a list, or
-    entries kept packed (:class:`.packed.PackedEntries`), which are walked as few
-    times as the record can.
+    entries kept packed (:class:`.packed.PackedEntries`), which the record walks
+    once for all it says of them, and again only to write them.
     """
 
     cases: Sequence[Mapping[str, Any]]
@@ -53,11 +54,16 @@ class RunRecord:
 
     @cached_property
     def _census(self) -> _Census:
-        keys: list[tuple[str, int, str, int]] = []
+        Key = tuple[str, int, str, int]
+        keys: list[Key] = []
+        results: list[tuple[Key, CaseResult]] = []
+        unevaluated: list[tuple[Key, str]] = []
         paths: set[str] = set()
         failed = False
         expected = 0
-        unevaluated: list[tuple[tuple[str, int, str, int], str]] = []
+        # read back together, the results share their chunk views and ids, as they
+        # did when the run made them (entries read from JSON or packed share nothing)
+        shared: dict[object, object] = {}
         for number, case in enumerate(self.cases):
             key = (case["gold_file"], case["line"], case["id"], number)
             keys.append(key)
@@ -67,12 +73,15 @@ class RunRecord:
             if case.get("verdict") is None:
                 if outcome != "skipped":
                     unevaluated.append((key, case["nodeid"]))
-            elif outcome == "xfailed":
-                expected += 1
+                continue
+            results.append((key, CaseResult.from_json(case, shared=shared)))
+            expected += outcome == "xfailed"
         keys.sort()
+        results.sort(key=lambda pair: pair[0])
         unevaluated.sort()
         return _Census(
             order=[key[-1] for key in keys],
+            results=[result for _, result in results],
             paths=frozenset(paths),
             failed=failed,
             expected_misses=expected,
@@ -86,18 +95,7 @@ class RunRecord:
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""
-        return self._results
-
-    @cached_property
-    def _results(self) -> list[CaseResult]:
-        # read back together, the results share their chunk views and ids, as they
-        # did when the run made them (entries read from JSON or packed share nothing)
-        shared: dict[object, object] = {}
-        return [
-            CaseResult.from_json(case, shared=shared)
-            for case in self.ordered
-            if case.get("verdict")
-        ]
+        return self._census.results
 
     def gold_file_paths(self) -> set[str]:
         """The gold files with a case in the run."""
