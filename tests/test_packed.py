@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.packed import PackedEntries, pack, unpack
+from pytest_chunkrecall.analysis.packed import PackedEntries, fields_of, pack, unpack
 from pytest_chunkrecall.analysis.record import RunRecord
-from pytest_chunkrecall.evaluation.results import CaseResult
+from pytest_chunkrecall.evaluation.results import (
+    CaseResult,
+    ChunkView,
+    Closest,
+    CutView,
+    Held,
+    SpanAt,
+)
 from pytest_chunkrecall.render import json_report
 
 from .conftest import Shop
@@ -44,6 +52,24 @@ def entry(gold_file: str, line: int, verdict: str | None) -> dict[str, Any]:
         "chars",
     )  # fmt: skip
     return {"nodeid": found["nodeid"], **result.to_json()}
+
+
+def test_a_result_packs_as_its_json_does() -> None:
+    """The report carries a result's fields as they are; packed, they read as to_json()."""
+    view = ChunkView("docs/policies.md", 3, 80, 160, "The refund window is 30…", 1, 80)
+    result = replace(
+        CaseResult.from_json(entry("gold/a.yaml", 4, "split")),
+        top=[view, ChunkView(None, None, None, None, "a text that is no chunk", 2)],
+        held=[Held("30 days", view)],
+        cut=CutView("docs/policies.md", 100, "window is", "30 days", view, None, 0),
+        closest=Closest("30 dayz", "30 days", 92.5, "docs/policies.md", 3),
+        span_at=SpanAt("docs/policies.md", 90, 118),
+        retrieved_ids=["docs/policies.md#3", None],
+    )
+    assert unpack(pack({"nodeid": "n", **fields_of(result)})) == {
+        "nodeid": "n",
+        **json.loads(json.dumps(result.to_json())),
+    }
 
 
 def test_each_read_is_a_fresh_entry_with_its_outcome() -> None:

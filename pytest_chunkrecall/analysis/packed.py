@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import is_dataclass
 from typing import Any, overload
+
+from ..evaluation.results import field_names
 
 # What every entry spells the same way, as zlib's preset dictionary: an entry is
 # too short to teach the compressor its own keys (a fifth smaller with them).
@@ -28,10 +31,21 @@ _KEYS = (
 
 
 def pack(entry: Mapping[str, Any]) -> bytes:
-    """``entry`` (JSON-safe) as compressed compact JSON."""
-    text = json.dumps(entry, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    """``entry`` as compressed compact JSON: its values JSON-safe, or dataclasses of such
+    values, written as what ``CaseResult.to_json`` makes of them (an object of their fields)."""
+    text = json.dumps(
+        entry, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=fields_of
+    )
     packer = zlib.compressobj(1, zdict=_KEYS)  # the fastest level: a tenth larger than the best
     return packer.compress(text.encode("utf-8")) + packer.flush()
+
+
+def fields_of(value: object) -> dict[str, Any]:
+    """A dataclass instance's fields by name, in order (not copied: its values as they are)."""
+    # also what the encoder asks for what JSON has no type for
+    if not is_dataclass(value) or isinstance(value, type):
+        raise TypeError(f"a {type(value).__name__} has no JSON form")
+    return {name: getattr(value, name) for name in field_names(type(value))}
 
 
 def unpack(packed: bytes) -> dict[str, Any]:

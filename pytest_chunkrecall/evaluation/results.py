@@ -279,12 +279,13 @@ def _plain(value: Any) -> Any:
     if isinstance(value, tuple):
         return tuple(_plain(item) for item in value)
     if is_dataclass(value) and not isinstance(value, type):
-        return {key: _plain(getattr(value, key)) for key in _names(type(value))}
+        return {key: _plain(getattr(value, key)) for key in field_names(type(value))}
     return value
 
 
 @functools.cache
-def _names(kind: type) -> tuple[str, ...]:
+def field_names(kind: type) -> tuple[str, ...]:
+    """The names of a result dataclass's fields, in order."""
     # Results have slots (a case's result lives from its report to the run's end,
     # ten thousand of them at once): no __dict__ to read, so their fields, once per class.
     return tuple(f.name for f in fields(kind))

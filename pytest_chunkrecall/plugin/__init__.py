@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from ..analysis.packed import pack
+from ..analysis.packed import fields_of, pack
 from ..config.settings import SETTING_KEYS
 from ..discovery import collected_as_gold
 from ..evaluation.suite import SuiteCache
@@ -237,7 +237,8 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     if item.result is not None:
-        data = {"nodeid": item.nodeid, **item.result.to_json()}
+        # its fields as they are: pack() writes them as to_json() would, without the copies
+        data = {"nodeid": item.nodeid, **fields_of(item.result)}
         data["xfail"] = case.xfail  # so that a merged report can tell expected misses
         if item.sweep is not None:
             data["sweep"] = item.sweep
