@@ -38,10 +38,23 @@ def test_sleep(number):
 """
 
 
+def compiled(work: Path) -> dict[str, str]:
+    """An environment in which Python keeps the bytecode it compiles, in ``work``.
+
+    An installed package comes with its bytecode; a checkout run with
+    ``PYTHONDONTWRITEBYTECODE`` set compiles every module of the plugin again in
+    each process, and ``-n 2`` has three of them. With the bytecode kept outside
+    the checkout, the serial run and each of ``-n 2``'s processes load it as
+    they would from an installed wheel; plain tests importing the package alike.
+    """
+    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(work / "bytecode")}
+
+
 def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
     """``-n 2`` against serial: a retriever that waits, wordllama in batches, and plain tests."""
     if find_spec("xdist") is None:
         return [Row("-n 2", "pytest-xdist is not installed", "skipped")]
+    env = compiled(work)
     sleepy = synthetic.write_project(
         work / "xdist-slow", cases=sizes.slow_cases, corpus_chars=MB // 2, documents_count=10,
         retriever="keywords:index", retriever_args={"sleep": 0.02},
@@ -53,10 +66,12 @@ def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
     def two(target: str) -> tuple[list[Run], list[Run]]:
         return alternate(
             sizes.slow_repeats,
-            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "0", target),
-            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "2", target),
+            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "0", target, env=env),
+            lambda: pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "2", target, env=env),
         )
 
+    # untimed, so that the first timed run does not compile what the others load
+    pytest_run(sleepy.root, *PLUGIN, *XDIST, "-n", "2", "test_sleep.py::test_sleep[0]", env=env)
     sleeping = two("test_sleep.py")
     slow = two("gold")
     plain_speedup = median(sleeping[0]) / median(sleeping[1])
@@ -90,7 +105,7 @@ def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
         run = pytest_run(
             project, *PLUGIN, *XDIST, "-n", workers, "-o", "chunkrecall_retriever=embeddings:batched",
             "-o", "chunkrecall_depth=0", "--chunkrecall-report", str(project / f"n{name}.json"),
-            *extra, "gold", env={"CHUNKRECALL_BENCH_CALLS": str(counted)},
+            *extra, "gold", env={**env, "CHUNKRECALL_BENCH_CALLS": str(counted)},
         )  # fmt: skip
         found = [json.loads(p.read_text()) for p in work.glob(f"{counted.name}.*")]
         for path in work.glob(f"{counted.name}.*"):
@@ -103,10 +118,11 @@ def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:
     plain_cases = plain.write_questions(data, by_hand)
 
     def plain_run(*workers: str) -> Run:
-        return pytest_run(by_hand, *XDIST, "-n", *workers)
+        return pytest_run(by_hand, *XDIST, "-n", *workers, env=env)
 
     # side by side: serial, -n 2 with each gold file on one worker, -n 2 as xdist's load
     # chunks; then the same work as plain tests (a module per corpus), serial and -n 2
+    batched("0"), plain_run("0")  # the wordllama modules compiled, untimed
     serial, parallel, ungrouped = [], [], []
     plain_serial, plain_load, plain_file = [], [], []
     for _ in range(sizes.batch_repeats):

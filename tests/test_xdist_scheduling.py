@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter, defaultdict
 
@@ -131,6 +132,73 @@ def test_other_dist_modes_schedule_as_xdist_does(counted, dist):
     else:
         result.assert_outcomes(passed=120)  # every test on every worker
         assert sent == Counter({question: 2 for question in asked})
+
+
+# A chunker that logs which process chunked which document, and a conftest that
+# logs, on each worker at its end, whether the controller's modules were imported.
+LOGGING_CHUNKER = """
+import json, os
+
+import rag
+
+
+def log(**entry):
+    entry["worker"] = os.environ.get("PYTEST_XDIST_WORKER", "serial")
+    with open(os.environ["CHUNKED"], "a", encoding="utf-8") as out:
+        out.write(json.dumps(entry) + "\\n")
+
+
+def sentences(text):
+    log(chunked=text[:20])
+    return rag.sentences(text)
+"""
+
+WORKER_MODULES = """
+import sys
+
+from logging_chunker import log
+
+CONTROLLER_ONLY = ("recorder", "ending", "outputs", "summary", "gate")
+
+
+def pytest_sessionfinish(session):
+    if hasattr(session.config, "workerinput"):
+        log(loaded=[m for m in CONTROLLER_ONLY if f"pytest_chunkrecall.plugin.{m}" in sys.modules])
+"""
+
+
+def test_a_worker_chunks_only_the_corpora_of_its_own_gold_files(shop, monkeypatch):
+    """A worker reads and plans every gold file (collections must agree), but builds no suite
+    for a file another worker runs, and loads none of the modules that gather the run."""
+    log = shop.path / "chunked.log"
+    monkeypatch.setenv("CHUNKED", str(log))
+    shop.write("logging_chunker.py", LOGGING_CHUNKER)
+    shop.write("conftest.py", WORKER_MODULES)
+    shop.ini(
+        "chunkrecall_retriever = rag:keywords\nchunkrecall_chunker = logging_chunker:sentences\n"
+    )
+    firsts = {"policies": "", "care": ""}
+    for corpus, facts in (("policies", QUESTIONS[:4]), ("care", QUESTIONS[5:8])):
+        firsts[corpus] = (shop.path / f"docs/{corpus}.md").read_text(encoding="utf-8")[:20]
+        cases = "".join(
+            f"  - id: c{n}\n    question: {question}\n    needle: {needle}\n"
+            for n, (question, needle) in enumerate(facts)
+        )
+        shop.gold(f"corpus: ../docs/{corpus}.md\nk: 2\ncases:\n{cases}", f"gold/{corpus}.yaml")
+    shop.write("test_plain.py", PLAIN)
+    result, report = run(shop, "-n", "2", "-v", subprocess=True)
+    result.assert_outcomes(passed=47)
+    assert [c["verdict"] for c in report["cases"]] == ["hit"] * 7
+    ran = workers_by_file(result)
+    entries = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    chunked = Counter((e["worker"], e["chunked"]) for e in entries if "chunked" in e)
+    # each corpus chunked once in the whole run, by the one worker that ran its file
+    assert chunked == Counter(
+        {(worker, firsts[corpus]): 1 for corpus in firsts for worker in ran[f"gold/{corpus}.yaml"]}
+    )
+    assert all(len(ran[f"gold/{corpus}.yaml"]) == 1 for corpus in firsts), ran
+    loaded = {e["worker"]: e["loaded"] for e in entries if "loaded" in e}
+    assert loaded == {"gw0": [], "gw1": []}
 
 
 def test_the_switch_must_be_true_or_false(counted):

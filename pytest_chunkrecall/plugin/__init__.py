@@ -4,19 +4,20 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from ..analysis.packed import fields_of, pack
 from ..config.settings import SETTING_KEYS
 from ..discovery import collected_as_gold
-from ..evaluation.suite import SuiteCache
+from ..evaluation.suite import Suite, SuiteCache
 from . import hookspecs, options
-from .ending import RunEnd
 from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
-from .recorder import Recorder, documents_of
+
+if TYPE_CHECKING:
+    from ..render.html import DocumentData
 
 DESCRIBED = pytest.StashKey["set[str]"]()
 
@@ -170,6 +171,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SUITES] = SuiteCache(config.rootpath)
     config.stash[DESCRIBED] = set()
     if not hasattr(config, "workerinput"):
+        # Only where reports are gathered: an xdist worker never imports the
+        # recorder, the gates and the renderers (a tenth of the plugin's import).
+        from .ending import RunEnd
+        from .recorder import Recorder
+
         recorder = Recorder(config)
         config.pluginmanager.register(recorder, "chunkrecall-recorder")
         config.pluginmanager.register(RunEnd(recorder), "chunkrecall-end")
@@ -227,6 +233,13 @@ def pytest_runtest_makereport(
                 test_report.wasxfail = f"{verdict}: {reason}" if reason else verdict
         _attach(item, test_report)
     return test_report
+
+
+def documents_of(suite: Suite) -> list[DocumentData]:
+    """A suite's documents with their chunk windows, for the HTML page (see :mod:`.recorder`)."""
+    from . import recorder
+
+    return recorder.documents_of(suite)
 
 
 def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
