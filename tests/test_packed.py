@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.packed import PackedEntries, fields_of, pack, unpack
+from pytest_chunkrecall.analysis.packed import fields_of, pack, packed_entries, unpack
 from pytest_chunkrecall.analysis.record import RunRecord
 from pytest_chunkrecall.evaluation.results import (
     CaseResult,
@@ -73,7 +73,7 @@ def test_a_result_packs_as_its_json_does() -> None:
 
 
 def test_each_read_is_a_fresh_entry_with_its_outcome() -> None:
-    entries = PackedEntries([(pack(entry("gold/a.yaml", 3, "hit")), "passed")])
+    entries = packed_entries([(pack(entry("gold/a.yaml", 3, "hit")), "passed")])
     first = entries[0]
     first["verdict"] = "split"
     assert entries[0] == {**entry("gold/a.yaml", 3, "hit"), "outcome": "passed"}
@@ -88,7 +88,7 @@ def test_a_record_of_packed_entries_says_what_one_of_dicts_says() -> None:
         {**entry("gold/a.yaml", 2, "split"), "outcome": "xfailed"},
         {**entry("gold/a.yaml", 5, None), "outcome": "skipped"},
     ]
-    packed = PackedEntries([(pack({k: v for k, v in c.items() if k != "outcome"}), c["outcome"])
+    packed = packed_entries([(pack({k: v for k, v in c.items() if k != "outcome"}), c["outcome"])
                             for c in cases])  # fmt: skip
     plain, kept = RunRecord(cases=cases), RunRecord(cases=packed)
     assert [c["nodeid"] for c in kept.ordered] == [
@@ -105,7 +105,7 @@ def test_a_record_of_packed_entries_says_what_one_of_dicts_says() -> None:
 
 @given(st.lists(st.dictionaries(st.text(), JSON, max_size=6), max_size=5))
 def test_a_report_of_packed_cases_is_the_text_of_its_dicts(cases: list[dict[str, Any]]) -> None:
-    packed = PackedEntries([(pack(case), "passed") for case in cases])
+    packed = packed_entries([(pack(case), "passed") for case in cases])
     listed = [{**json.loads(json.dumps(case)), "outcome": "passed"} for case in cases]
     report = {"chunkrecall_report": 1, "totals": {"cases": len(cases)}, "unevaluated": []}
     assert json_report.dumps({**report, "cases": packed}) == (

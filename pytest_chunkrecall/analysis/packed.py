@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import json
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import is_dataclass
-from typing import Any, overload
+from typing import Any, Generic, TypeVar, overload
 
 from ..evaluation.results import field_names
+
+T = TypeVar("T")
 
 # What every entry spells the same way, as zlib's preset dictionary: an entry is
 # too short to teach the compressor its own keys (a fifth smaller with them).
@@ -55,65 +57,44 @@ def unpack(packed: bytes) -> dict[str, Any]:
     return entry
 
 
-class PackedEntries(Sequence[dict[str, Any]]):
-    """Packed entries, each with its test's outcome, read as entries with ``outcome`` set.
+class Entries(Sequence[Mapping[str, Any]], Generic[T]):
+    """``read(item)`` for each of ``items``, made each time it is asked for.
 
-    Each read unpacks afresh: a caller that keeps what it reads holds that much,
-    and one that walks the entries holds one at a time.
+    A caller that keeps what it reads holds that much, and one that walks the
+    entries holds one at a time.
     """
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_read")
 
-    def __init__(self, items: Sequence[tuple[bytes, str]]) -> None:
+    def __init__(self, items: Sequence[T], read: Callable[[T], Mapping[str, Any]]) -> None:
         self._items = items
+        self._read = read
 
     def __len__(self) -> int:
         return len(self._items)
 
     @overload
-    def __getitem__(self, index: int) -> dict[str, Any]: ...
-
-    @overload
-    def __getitem__(self, index: slice) -> PackedEntries: ...
-
-    def __getitem__(self, index: int | slice) -> dict[str, Any] | PackedEntries:
-        if isinstance(index, slice):
-            return PackedEntries(self._items[index])
-        packed, outcome = self._items[index]
-        entry = unpack(packed)
-        entry["outcome"] = outcome
-        return entry
-
-    def __iter__(self) -> Iterator[dict[str, Any]]:
-        for packed, outcome in self._items:
-            entry = unpack(packed)
-            entry["outcome"] = outcome
-            yield entry
-
-
-class InOrder(Sequence[Mapping[str, Any]]):
-    """The entries of ``cases`` in the order ``order`` gives (indices into it), read lazily."""
-
-    __slots__ = ("_cases", "_order")
-
-    def __init__(self, cases: Sequence[Mapping[str, Any]], order: Sequence[int]) -> None:
-        self._cases = cases
-        self._order = order
-
-    def __len__(self) -> int:
-        return len(self._order)
-
-    @overload
     def __getitem__(self, index: int) -> Mapping[str, Any]: ...
 
     @overload
-    def __getitem__(self, index: slice) -> InOrder: ...
+    def __getitem__(self, index: slice) -> Entries[T]: ...
 
-    def __getitem__(self, index: int | slice) -> Mapping[str, Any] | InOrder:
+    def __getitem__(self, index: int | slice) -> Mapping[str, Any] | Entries[T]:
         if isinstance(index, slice):
-            return InOrder(self._cases, self._order[index])
-        return self._cases[self._order[index]]
+            return Entries(self._items[index], self._read)
+        return self._read(self._items[index])
 
     def __iter__(self) -> Iterator[Mapping[str, Any]]:
-        cases = self._cases
-        return (cases[i] for i in self._order)
+        return map(self._read, self._items)
+
+
+def packed_entries(items: Sequence[tuple[bytes, str]]) -> Entries[tuple[bytes, str]]:
+    """Packed entries, each with its test's outcome, read as entries with ``outcome`` set."""
+    return Entries(items, _with_outcome)
+
+
+def _with_outcome(item: tuple[bytes, str]) -> dict[str, Any]:
+    packed, outcome = item
+    entry = unpack(packed)
+    entry["outcome"] = outcome
+    return entry

@@ -17,7 +17,7 @@ from ..evaluation.results import CaseResult
 from ..render import json_report
 from . import sweep
 from .gating import GateOutcome
-from .packed import InOrder
+from .packed import Entries
 from .survival import SpanFact, analyse
 
 SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
@@ -42,7 +42,7 @@ class RunRecord:
 
     ``cases`` are the report's case entries (``CaseResult.to_json()`` plus ``nodeid``,
     ``outcome``, ``xfail`` and any ``sweep`` contributions), in any order: a list, or
-    entries kept packed (:class:`.packed.PackedEntries`), which the record walks
+    entries kept packed (:func:`.packed.packed_entries`), which the record walks
     once for all it says of them, and again only to write them.
     """
 
@@ -91,7 +91,7 @@ class RunRecord:
     @cached_property
     def ordered(self) -> Sequence[Mapping[str, Any]]:
         """Every case's entry in gold-file and line order (whatever order they came in)."""
-        return InOrder(self.cases, self._census.order)
+        return Entries(self._census.order, self.cases.__getitem__)
 
     def results(self) -> list[CaseResult]:
         """The evaluated cases (skipped ones have no result), in gold-file order."""

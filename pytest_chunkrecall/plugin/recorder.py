@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis.packed import PackedEntries
+from ..analysis.packed import packed_entries
 from ..analysis.record import RunRecord
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.suite import Suite
@@ -53,7 +53,7 @@ class Recorder:
         gold_files = {nodeid.partition("::")[0] for nodeid in self.cases}
         options = self.config.stash[OPTIONS]
         return RunRecord(
-            cases=PackedEntries(list(self.cases.values())),
+            cases=packed_entries(list(self.cases.values())),
             gold_info=dict(self.gold_info),
             # a case whose worker crashed has no entry; one of a file that never ran is not ours
             crashed=[
