@@ -106,11 +106,9 @@ class Plan:
         return suites.remembered(self, lambda: self._suite(suites))
 
     def _suite(self, suites: SuiteCache) -> Suite:
-        documents = self.documents
+        documents, where = self.documents, self.settings.where("corpus")
         if documents is None:
-            documents = suites.documents(
-                self.files, self.loader, where=self.settings.where("corpus")
-            )
+            documents = suites.documents(self.files, self.loader, where=where)
         return suites.suite(documents, self.chunker, self.retriever, where=self.name)
 
     @property
@@ -293,11 +291,8 @@ def evaluate(
     root = Path(rootdir).resolve() if rootdir else Path.cwd()
     name = document_id(gold_path, root)
     gold = load(gold_path, name=name)
-    supplied = Supplied(
-        chunker=chunker,
-        retriever=retriever,
-        documents=from_mapping(documents, where=f"{name} (documents)") if documents else None,
-    )
+    given = from_mapping(documents, where=f"{name} (documents)") if documents else None
+    supplied = Supplied(chunker=chunker, retriever=retriever, documents=given)
     the_plan = plan(gold, name=name, rootdir=root, ini=settings, supplied=supplied)
     suite = the_plan.suite(suites or SuiteCache(root))
     return [the_plan.evaluate(suite, case) for case in gold.cases if case.skip is None]

@@ -174,12 +174,9 @@ class CaseResult:
         for key in ("gold_file", "verdict", "match", "unit"):
             values[key] = one(values[key])
         values["top"] = [view(item) for item in values.get("top") or []]
-        values["held"] = [
-            Held(item["pattern"], view(item["chunk"])) for item in values.get("held") or []
-        ]
+        values["held"] = [Held(h["pattern"], view(h["chunk"])) for h in values.get("held") or []]
         for key in ("retrieved_ids", "holding_ids"):
-            if values.get(key):
-                values[key] = [one(value) for value in values[key]]
+            values[key] = [one(value) for value in values.get(key) or []]
         if values.get("cut"):
             cut = dict(values["cut"])
             for side in ("left", "right"):
@@ -286,8 +283,7 @@ def _plain(value: Any) -> Any:
 @functools.cache
 def field_names(kind: type) -> tuple[str, ...]:
     """The names of a result dataclass's fields, in order."""
-    # Results have slots (a case's result lives from its report to the run's end,
-    # ten thousand of them at once): no __dict__ to read, so their fields, once per class.
+    # Results have slots (ten thousand are read back at a run's end): no __dict__, so this.
     return tuple(f.name for f in fields(kind))
 
 
