@@ -20,7 +20,7 @@ from ..evaluation.results import field_names
 T = TypeVar("T")
 
 # What every entry spells the same way, as zlib's preset dictionary: an entry is
-# too short to teach the compressor its own keys (a fifth smaller with them).
+# too short to teach the compressor its own keys (a sixth smaller with them).
 _KEYS = (
     b'{"nodeid":"gold_file":"id":"line":"question":"needles":"span":"verdict":"rank":'
     b'"span_split":"k":"match":"normalized","needle_lengths":"span_length":"unit":"chars",'
