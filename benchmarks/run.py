@@ -53,8 +53,8 @@ from measure import (  # noqa: E402
     pytest_run,
 )
 
-from pytest_chunkrecall.analysis.survival import SpanFact, analyse  # noqa: E402
 from pytest_chunkrecall.chunkers import fixed_size  # noqa: E402
+from pytest_chunkrecall.chunking.survival import SpanFact, analyse  # noqa: E402
 from pytest_chunkrecall.corpus import Document  # noqa: E402
 from pytest_chunkrecall.evaluation.suite import Component, SuiteCache  # noqa: E402
 from pytest_chunkrecall.evaluation.verdict import judge  # noqa: E402

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import glob
+import hashlib
 import os
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -271,3 +272,8 @@ def _load(path: Path, doc_id: str, loader: Loader, loader_name: str, where: str)
             where=where,
         )
     return text
+
+
+def fingerprint(text: str) -> str:
+    """The sha256 of a document's text (UTF-8), in hex: equal texts, equal fingerprints."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -12,8 +12,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from .analysis import baseline, sweep
-from .analysis.gating import (
+from .baseline import saved as baseline
+from .baseline.gating import (
     GATES,
     GateOutcome,
     GateSettings,
@@ -22,13 +22,14 @@ from .analysis.gating import (
     existing_cases,
     judge,
 )
-from .analysis.merge import merge, read_report, record_of
-from .analysis.record import RunRecord
 from .errors import ChunkrecallError
 from .evaluation.results import CaseResult
 from .files import write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
+from .run import sweep
+from .run.merge import merge, read_report, record_of
+from .run.record import RunRecord
 
 MERGE_HELP = "Merge the JSON reports of disjoint shards into the report of one run"
 COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit status of one run"
@@ -102,7 +103,7 @@ def run_merge(args: argparse.Namespace) -> int:
             f"--out {out}: the folder {out.parent} does not exist; create it first"
         )
     record = merge([(str(path), read_report(path)) for path in inputs])
-    report = record.report(GateOutcome(), baseline_name=None)
+    report = json_report.report(record, GateOutcome(), baseline_name=None)
     _write(out, json_report.dumps(report))
     cases, files = len(record.cases), len(record.gold_file_paths())
     print(
@@ -142,7 +143,9 @@ def run_compare(args: argparse.Namespace) -> int:
         record.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )
     if args.report_out is not None:
-        report = record.report(outcome, baseline_name=str(args.baseline), alpha=settings.alpha)
+        report = json_report.report(
+            record, outcome, baseline_name=str(args.baseline), alpha=settings.alpha
+        )
         _write(args.report_out, json_report.dumps(report))
     context = SummaryContext(
         baseline_name=str(args.baseline),

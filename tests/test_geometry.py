@@ -10,10 +10,10 @@ import textwrap
 
 import pytest
 
-from pytest_chunkrecall.analysis.geometry import measure
-from pytest_chunkrecall.analysis.survival import SpanFact, analyse, kept_whole
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.chunking.chunk import Chunk
+from pytest_chunkrecall.chunking.geometry import measure
+from pytest_chunkrecall.chunking.survival import SpanFact, analyse, kept_whole
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.suite import Component, Suite, chunk_corpus
 from pytest_chunkrecall.retrievers import bm25

@@ -11,10 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.geometry import Geometry, measure
-from pytest_chunkrecall.analysis.survival import SpanFact, analyse
 from pytest_chunkrecall.chunking.chunk import Chunk
+from pytest_chunkrecall.chunking.geometry import Geometry, measure
 from pytest_chunkrecall.chunking.placement import place
+from pytest_chunkrecall.chunking.survival import SpanFact, analyse
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.text.folding import fold_text

@@ -9,8 +9,6 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.packed import fields_of, pack, packed_entries, unpack
-from pytest_chunkrecall.analysis.record import RunRecord
 from pytest_chunkrecall.evaluation.results import (
     CaseResult,
     ChunkView,
@@ -20,6 +18,8 @@ from pytest_chunkrecall.evaluation.results import (
     SpanAt,
 )
 from pytest_chunkrecall.render import json_report
+from pytest_chunkrecall.run.packed import fields_of, pack, packed_entries, unpack
+from pytest_chunkrecall.run.record import RunRecord
 
 from .conftest import Shop
 

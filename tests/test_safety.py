@@ -227,7 +227,7 @@ def test_two_updates_over_different_gold_files_keep_both(project):
         "    time.sleep(1.0)\n"
         "    _real(path, text)\n"
         "files.write_atomically = slow\n"
-        "import pytest_chunkrecall.analysis.baseline_update as u\n"
+        "import pytest_chunkrecall.baseline.update as u\n"
         "u.write_atomically = slow\n",
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}

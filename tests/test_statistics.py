@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.analysis.statistics import (
+from pytest_chunkrecall.measures.statistics import (
     PairedComparison,
     compare_pairs,
     decide,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_chunkrecall.analysis.sweep import rows
 from pytest_chunkrecall.render.terminal import sweep_lines
+from pytest_chunkrecall.run.sweep import rows
 
 SETTINGS: list[dict[str, Any]] = [{"overlap": 8}, {"overlap": 16}, {"overlap": 32}]
 

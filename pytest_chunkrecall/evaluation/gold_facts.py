@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, TypedDict, final
 
-from ..analysis.geometry import Geometry
-from ..analysis.survival import SpanAnalysis
+from ..chunking.geometry import Geometry
+from ..chunking.survival import SpanAnalysis
 from .results import CaseResult
 
 

@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..analysis.drift import fingerprint
 from ..chunking.shapes import CONFIGURED, check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
@@ -21,7 +20,7 @@ from ..config.settings import (
     DEFAULT_RETRIEVER,
     Settings,
 )
-from ..corpus import Document, document_id, find_files, from_mapping
+from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher

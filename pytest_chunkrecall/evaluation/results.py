@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Literal
 
-from ..analysis import ranks
-from ..analysis.statistics import wilson
 from ..chunking.chunk import Chunk
+from ..measures import ranks
+from ..measures.statistics import wilson
 
 Verdict = Literal["hit", "split", "ranked_out", "absent"]
 VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent")

@@ -8,9 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..analysis.geometry import Geometry, configured_overlap, measure
 from ..chunking import shapes
 from ..chunking.chunk import Chunk
+from ..chunking.geometry import Geometry, configured_overlap, measure
 from ..chunking.placement import place
 from ..config.limits import bounded_output
 from ..corpus import Document, read_documents

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 
-from ..analysis.geometry import shared
 from ..chunking.chunk import Chunk
+from ..chunking.geometry import shared
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from .closest import closest

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..analysis.packed import fields_of, pack
 from ..config.settings import SETTING_KEYS
 from ..discovery import collected_as_gold
 from ..evaluation.suite import Suite, SuiteCache
+from ..run.packed import fields_of, pack
 from . import hookspecs, options
 from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS

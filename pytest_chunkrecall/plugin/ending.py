@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis import sweep
-from ..analysis.gating import GateOutcome
-from ..analysis.record import RunRecord
+from ..baseline.gating import GateOutcome
+from ..run import sweep
+from ..run.record import RunRecord
 from .gate import fail, run_gates
 from .options import OPTIONS
 from .outputs import write_outputs

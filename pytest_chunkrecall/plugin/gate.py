@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis import baseline
-from ..analysis.baseline_update import write_updated
-from ..analysis.gating import GateOutcome, accept_command, existing_cases, judge
-from ..analysis.record import RunRecord
+from ..baseline import saved as baseline
+from ..baseline.gating import GateOutcome, accept_command, existing_cases, judge
+from ..baseline.update import write_updated
 from ..errors import ChunkrecallError
+from ..run.record import RunRecord
 from .options import OPTIONS
 
 

@@ -10,11 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..analysis import sweep
-from ..analysis.drift import fingerprint, span_documents
-from ..analysis.gating import expectation
+from ..baseline.drift import span_documents
+from ..baseline.gating import expectation
 from ..chunking import sweepable
-from ..corpus import check_roots, from_mapping
+from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.plan import Plan, Supplied, plan
@@ -22,6 +21,7 @@ from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain
+from ..run import sweep
 from . import ahead
 from ._compat import failure
 from .options import OPTIONS

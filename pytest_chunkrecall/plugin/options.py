@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 import yaml
 
-from ..analysis import baseline, sweep
-from ..analysis.baseline import Baseline
-from ..analysis.gating import GATES, GateSettings
+from ..baseline import saved as baseline
+from ..baseline.gating import GATES, GateSettings
+from ..baseline.saved import Baseline
 from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
@@ -22,6 +22,7 @@ from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
 from ..files import not_regular, output_problem
 from ..gold.safe_yaml import load_inline
+from ..run import sweep
 from .ini import ini_number, ini_switch, ini_value, ini_whole, warn_at_ini
 
 DEFAULT_BATCH_SIZE = 64

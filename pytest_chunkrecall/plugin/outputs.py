@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from ..analysis.gating import GateOutcome
-from ..analysis.record import RunRecord
+from ..baseline.gating import GateOutcome
 from ..files import write_atomically
 from ..render import html, json_report, markdown
 from ..render.html import DocumentData
+from ..run.record import RunRecord
 from .gate import fail, run_accept_command
 from .options import OPTIONS
 
@@ -33,14 +33,16 @@ def write_outputs(
     options = config.stash[OPTIONS]
     setup = options.baseline
     if options.report:
-        report = record.report(
+        report = json_report.report(
+            record,
             outcome,
             baseline_name=setup.name if setup.path is not None else None,
             alpha=setup.gates.alpha,
         )
         _write(outcome, session, Path(options.report), json_report.dumps(report))
     if options.html:
-        report = record.report(
+        report = json_report.report(
+            record,
             outcome,
             baseline_name=setup.name if setup.path is not None else None,
             alpha=setup.gates.alpha,

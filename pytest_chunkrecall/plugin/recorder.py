@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis.packed import packed_entries
-from ..analysis.record import RunRecord
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.suite import Suite
 from ..render.html import ChunkWindow, DocumentData
+from ..run.packed import packed_entries
+from ..run.record import RunRecord
 from .gate import setup_arguments
 from .options import OPTIONS
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from ..analysis.gating import GateOutcome
-from ..analysis.record import RunRecord
+from ..baseline.gating import GateOutcome
 from ..render.summary import Style, SummaryContext, summary_lines
+from ..run.record import RunRecord
 from .gate import run_accept_command
 from .options import OPTIONS
 

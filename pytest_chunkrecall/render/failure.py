@@ -5,7 +5,7 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
-from ..analysis.drift import DOCUMENT_CHANGED
+from ..baseline.drift import DOCUMENT_CHANGED
 from ..errors import shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
 

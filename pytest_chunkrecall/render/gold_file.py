@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..analysis.geometry import Geometry
-from ..analysis.survival import SpanAnalysis, finding
+from ..chunking.geometry import Geometry
+from ..chunking.survival import SpanAnalysis, finding
 from ..evaluation.gold_facts import GoldFacts, GoldInfo
 from ..evaluation.results import CaseResult, Totals
 from .terminal import count, percent, rate

@@ -12,11 +12,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
-from ..analysis.baseline import Comparison
+from ..baseline.gating import GateOutcome
+from ..baseline.saved import Comparison
 from ..evaluation.gold_facts import GoldFileSummary
 from ..evaluation.results import CaseResult, Totals
+from ..run.record import REPORT_FORMAT, RunRecord
 
-FORMAT = 1
+FORMAT = REPORT_FORMAT
 
 
 def build(
@@ -109,3 +111,37 @@ _ENCODER = json.JSONEncoder(indent=2, allow_nan=False)
 _NO_CASES = '\n  "cases": []'
 _INDENT = "    "  # a case's depth in the report: in the top level's list
 _BATCH = 1 << 16  # pieces joined at a time
+
+
+def report(
+    record: RunRecord, outcome: GateOutcome, *, baseline_name: str | None, alpha: float = 0.05
+) -> dict[str, Any]:
+    """The JSON report of the run, with the gates' decision when a baseline was compared."""
+    rows = record.sweep_rows(alpha=alpha)
+    swept = None
+    if rows:
+        swept = {"spec": record.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
+    compared = None
+    if outcome.comparison is not None:
+        compared = {
+            "path": baseline_name,
+            **comparison_json(outcome.comparison),
+            "documents_changed_regressions": [
+                f"{r.gold_file}::{r.id}"
+                for r, _ in outcome.comparison.regressions
+                if outcome.document_changed(r)
+            ],
+            "drift": outcome.drift.to_json(),
+            "gate": outcome.gate_line,
+            "gate_failures": list(outcome.failures),
+        }
+    return build(
+        cases=record.ordered,
+        results=record.results(),
+        gold_files=record.gold_files(),
+        unevaluated=record.unevaluated(),
+        sweep=swept,
+        baseline=compared,
+        comparison=outcome.paired.to_json() if outcome.paired is not None else None,
+        setup_args=record.setup_args,
+    )

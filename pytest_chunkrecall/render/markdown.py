@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..analysis.gating import GateOutcome, regression_note
-from ..analysis.record import RunRecord
+from ..baseline.gating import GateOutcome, regression_note
 from ..evaluation.results import CaseResult, Totals
+from ..run.record import RunRecord
 from . import terminal
 
 WORST_SPLITS = 10

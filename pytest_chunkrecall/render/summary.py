@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..analysis.gating import GateOutcome, regression_note
-from ..analysis.record import RunRecord
+from ..baseline.gating import GateOutcome, regression_note
 from ..evaluation.results import Totals
+from ..run.record import RunRecord
 from . import gold_file, terminal
 
 Style = Literal["plain", "bold", "red", "red_bold", "yellow"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ..analysis.baseline import Comparison
-from ..analysis.statistics import wilson
+from ..baseline.saved import Comparison
 from ..evaluation.results import CaseResult, Totals
+from ..measures.statistics import wilson
 
 
 def headline(totals: Totals) -> str:

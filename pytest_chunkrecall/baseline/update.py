@@ -10,8 +10,8 @@ from typing import Any
 from ..errors import ChunkrecallError
 from ..evaluation.results import CaseResult
 from ..files import locked, not_regular, write_atomically
-from . import baseline
-from .baseline import Baseline
+from . import saved as baseline
+from .saved import Baseline
 
 
 def write_updated(

@@ -6,12 +6,11 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..baseline.drift import setup_changes
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
 from ..files import read_json
-from ..render import json_report
-from .drift import setup_changes
-from .record import SETUP_KEYS, RunRecord
+from .record import REPORT_FORMAT, SETUP_KEYS, RunRecord
 
 KEY = "chunkrecall_report"
 _CASE_KEYS = ("nodeid", "gold_file", "id", "line", "outcome")
@@ -45,11 +44,11 @@ def read_report(path: Path) -> dict[str, Any]:
 def record_of(data: Mapping[str, Any], *, name: str) -> RunRecord:
     """The run record a report (read by :func:`read_report`) was written from."""
     version = data[KEY]
-    if version != json_report.FORMAT:
-        newer = isinstance(version, int) and version > json_report.FORMAT
+    if version != REPORT_FORMAT:
+        newer = isinstance(version, int) and version > REPORT_FORMAT
         raise ChunkrecallError(
             f"{name} has report format {version!r}, and this pytest-chunkrecall reads format "
-            f"{json_report.FORMAT}" + ("; upgrade pytest-chunkrecall" if newer else "")
+            f"{REPORT_FORMAT}" + ("; upgrade pytest-chunkrecall" if newer else "")
         )
     gold_info: dict[str, GoldInfo] = {}
     for entry in data.get("gold_files") or []:

@@ -12,13 +12,14 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
+from ..chunking.survival import SpanFact, analyse
 from ..evaluation.gold_facts import GoldFileSummary, GoldInfo
 from ..evaluation.results import CaseResult
-from ..render import json_report
 from . import sweep
-from .gating import GateOutcome
 from .packed import Entries
-from .survival import SpanFact, analyse
+
+REPORT_FORMAT = 1
+"""The JSON report's ``chunkrecall_report`` version: what a record is written as and read back from."""
 
 SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
 """What the baseline records of each gold file's setup."""
@@ -161,36 +162,3 @@ class RunRecord:
             for case in self.cases
         ]
         return replace(self, cases=cases)
-
-    def report(
-        self, outcome: GateOutcome, *, baseline_name: str | None, alpha: float = 0.05
-    ) -> dict[str, Any]:
-        """The JSON report of the run, with the gates' decision when a baseline was compared."""
-        rows = self.sweep_rows(alpha=alpha)
-        swept = None
-        if rows:
-            swept = {"spec": self.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
-        compared = None
-        if outcome.comparison is not None:
-            compared = {
-                "path": baseline_name,
-                **json_report.comparison_json(outcome.comparison),
-                "documents_changed_regressions": [
-                    f"{r.gold_file}::{r.id}"
-                    for r, _ in outcome.comparison.regressions
-                    if outcome.document_changed(r)
-                ],
-                "drift": outcome.drift.to_json(),
-                "gate": outcome.gate_line,
-                "gate_failures": list(outcome.failures),
-            }
-        return json_report.build(
-            cases=self.ordered,
-            results=self.results(),
-            gold_files=self.gold_files(),
-            unevaluated=self.unevaluated(),
-            sweep=swept,
-            baseline=compared,
-            comparison=outcome.paired.to_json() if outcome.paired is not None else None,
-            setup_args=self.setup_args,
-        )

@@ -15,9 +15,9 @@ from typing import Any
 from ..errors import ChunkrecallError
 from ..evaluation.results import CaseResult, Totals
 from ..gold import load
-from .baseline import UPDATE, Baseline, Comparison, Entry, classify, compare
+from ..measures.statistics import Gate, PairedComparison, compare_pairs, gate_line
 from .drift import DOCUMENT_CHANGED, Drift, drift, span_documents
-from .statistics import Gate, PairedComparison, compare_pairs, gate_line
+from .saved import UPDATE, Baseline, Comparison, Entry, classify, compare
 
 GATES: tuple[Gate, ...] = ("cases", "significant")
 

@@ -9,8 +9,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from itertools import pairwise
 from typing import Any, TypedDict
 
-from ..chunking.chunk import Chunk
 from ..corpus import Document
+from .chunk import Chunk
 
 
 class _Nesting(TypedDict, total=False):

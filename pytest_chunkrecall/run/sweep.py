@@ -22,7 +22,7 @@ from ..evaluation.plan import Plan
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Component, Suite, SuiteCache
 from ..gold import Case
-from .statistics import SweepEvidence, holm, sweep_evidence
+from ..measures.statistics import SweepEvidence, holm, sweep_evidence
 
 _ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
 

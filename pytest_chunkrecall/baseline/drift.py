@@ -6,7 +6,6 @@ the corpus moved under it; this module names what did.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,14 +13,9 @@ from typing import TYPE_CHECKING, Any, TypedDict
 
 if TYPE_CHECKING:  # drift is imported where documents are read, before any of these
     from ..evaluation.results import CaseResult
-    from .baseline import Baseline
+    from .saved import Baseline
 
 DOCUMENT_CHANGED = "document changed since the baseline"
-
-
-def fingerprint(text: str) -> str:
-    """The sha256 of a document's text (UTF-8), in hex: equal texts, equal fingerprints."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class DriftJSON(TypedDict):
