@@ -110,3 +110,13 @@ def trimmed(text: str, limit: int = SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``1 case``, ``2 cases``, ``1,204 known misses``: a count with its noun agreeing.
+
+    ``plural`` is the noun's plural where adding an ``s`` does not make it
+    (``counted(n, "miss", "misses")``). Every message that counts something says
+    it through this one function, so singular and plural never disagree.
+    """
+    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"

@@ -337,3 +337,20 @@ def test_chunker_args_the_chunker_does_not_take_stop_collection_once(shop):
         ]
     )
     assert_no_internals(result)
+
+
+@pytest.mark.parametrize(
+    ("number", "noun", "plural", "expected"),
+    [
+        (0, "case", None, "0 cases"),
+        (1, "case", None, "1 case"),
+        (2, "gold file", None, "2 gold files"),
+        (1, "known miss", "known misses", "1 known miss"),
+        (3, "known miss", "known misses", "3 known misses"),
+        (12_500, "case", None, "12,500 cases"),
+    ],
+)
+def test_a_count_and_its_noun_agree(number, noun, plural, expected):
+    from pytest_chunkrecall.errors import counted
+
+    assert counted(number, noun, plural) == expected
