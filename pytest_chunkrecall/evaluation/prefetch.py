@@ -3,12 +3,20 @@
 A case still takes exactly the result its own question got: the answers are
 kept by question and k until every case that asked for them has taken them,
 so verdicts do not depend on how the questions were sent.
+
+The calls in flight run in daemon threads of their own, not in a
+``ThreadPoolExecutor``, whose threads the interpreter waits for at exit: a
+retriever call that never returns must not keep the process alive once the
+run has ended (after a timeout, ``-x`` or Ctrl-C). Such a call is abandoned,
+and :meth:`Prefetch.close` says how many there were.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from concurrent.futures import Future, ThreadPoolExecutor
+import queue
+import threading
+from collections.abc import Callable, Iterable
+from concurrent.futures import Future
 from typing import Any
 
 from ..errors import USER_FAULTS, ChunkrecallError
@@ -37,11 +45,7 @@ class Prefetch:
         self.unit = batch_size if batch is not None else 1
         # How many questions are asked ahead: a batch (or one question) for each call in flight.
         self.window = self.unit * concurrency
-        self._pool = (
-            ThreadPoolExecutor(concurrency, thread_name_prefix="chunkrecall")
-            if concurrency > 1
-            else None
-        )
+        self._pool = _Callers(concurrency) if concurrency > 1 else None
         self._pending: dict[Key, Future[Outcome]] = {}
         self._takers: dict[Key, int] = {}  # how many claimed cases have yet to take each answer
         self._claimed: set[str] = set()
@@ -79,24 +83,36 @@ class Prefetch:
         return key in self._pending
 
     def take(self, key: Key) -> Outcome:
-        """The answer for ``key``, waiting for it if it is still in flight."""
+        """The answer for ``key``, waiting for it if it is still in flight.
+
+        What the retriever raised that is no fault of its own (KeyboardInterrupt,
+        pytest's outcomes) is raised here, in the case's thread, as it was.
+        """
         outcome = self._pending[key].result()
         self._takers[key] -= 1
         if self._takers[key] <= 0:
             del self._pending[key], self._takers[key]
+        ok, value = outcome
+        if not ok and not isinstance(value, USER_FAULTS):
+            raise value
         return outcome
 
-    def close(self) -> None:
-        """Drop the questions not yet sent; calls in flight finish on their own."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=False, cancel_futures=True)
+    def close(self) -> int:
+        """Drop the questions not yet sent; the number of calls still in flight, abandoned."""
+        if self._pool is None:
+            return 0
+        return self._pool.close()
 
     def _run(self, questions: list[str], k: int, futures: list[Future[Outcome]]) -> None:
         # Every future gets its answer, whatever happens: a case waits on it.
         try:
             outcomes = self._answers(questions, k)
         except BaseException as exc:  # SystemExit or the like, from the retriever's thread
-            outcomes = [(False, exc)] * len(questions)
+            for future in futures:
+                future.set_result((False, exc))
+            if self._pool is None and not isinstance(exc, USER_FAULTS):
+                raise  # asked in the case's own thread: Ctrl-C stops the run here and now
+            return
         for future, outcome in zip(futures, outcomes, strict=True):
             future.set_result(outcome)
 
@@ -123,6 +139,53 @@ class Prefetch:
             return True, self._search(question, k)
         except USER_FAULTS as exc:
             return False, exc
+
+
+class _Callers:
+    """Daemon threads that make the retriever calls in flight, as many as ``concurrency``."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+        self._jobs: queue.SimpleQueue[Callable[[], None] | None] = queue.SimpleQueue()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+        self._running = 0
+        self._closed = False
+
+    def submit(self, call: Callable[..., None], *args: Any) -> None:
+        """Make ``call(*args)`` in one of the threads, once one is free."""
+        with self._lock:
+            if self._closed:
+                return
+            if len(self._threads) < self._count:
+                thread = threading.Thread(
+                    target=self._work, name=f"chunkrecall-{len(self._threads)}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+        self._jobs.put(lambda: call(*args))
+
+    def close(self) -> int:
+        """Drop the calls not started; how many are still running (their threads are left)."""
+        with self._lock:
+            self._closed = True
+            running = self._running
+        for _ in self._threads:
+            self._jobs.put(None)  # an idle thread ends; a busy one ends after its call
+        return running
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            with self._lock:
+                if job is None or self._closed:
+                    return
+                self._running += 1
+            try:
+                job()
+            finally:
+                with self._lock:
+                    self._running -= 1
 
 
 def _listable(value: Any) -> bool:

@@ -103,13 +103,15 @@ class SuiteCache:
             ),
         )
 
-    def close(self) -> None:
-        """Stop every suite's questions asked ahead, and let go of everything built."""
-        for built in self._built.values():
-            if isinstance(built, Suite):
-                built.close()
+    def close(self) -> int:
+        """Stop every suite's questions asked ahead, and let go of everything built.
+
+        Returns the number of retriever calls still running, which are abandoned.
+        """
+        running = sum(built.close() for built in self._built.values() if isinstance(built, Suite))
         self._built.clear()
         self._by_owner.clear()
+        return running
 
     def _once(self, key: tuple[Any, ...], build: Callable[[], T]) -> T:
         """``build()``'s value for ``key``, or its error, remembered for the rest of the process."""
@@ -246,10 +248,9 @@ class Suite:
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
         )
 
-    def close(self) -> None:
-        """Stop asking ahead (the run is over, or interrupted)."""
-        if self.prefetch is not None:
-            self.prefetch.close()
+    def close(self) -> int:
+        """Stop asking ahead (the run is over, or interrupted); the calls still running."""
+        return self.prefetch.close() if self.prefetch is not None else 0
 
     def geometry(self, length: Callable[[str], int] = len) -> Geometry:
         """Chunk sizes, index cost and effective overlap (see :func:`geometry.measure`), once per length."""

@@ -213,8 +213,15 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     # that the run's end (the record, the summary, the files) reuses the memory
     # the suites held instead of adding to it.
     suites = session.config.stash.get(SUITES, None)
-    if suites is not None:
-        suites.close()
+    running = suites.close() if suites is not None else 0
+    terminal = session.config.pluginmanager.get_plugin("terminalreporter")
+    if running and terminal is not None:
+        # Their threads are daemons: the process ends without waiting for them.
+        calls = "1 retriever call was" if running == 1 else f"{running} retriever calls were"
+        terminal.write_line(
+            f"chunkrecall: {calls} still running when the run ended; abandoned, not waited for",
+            yellow=True,
+        )
 
 
 @pytest.hookimpl(wrapper=True)
