@@ -529,6 +529,12 @@ ROWS: dict[str, Row] = {
         ini="chunkrecall_corpus_roots = /etc",
         says="1 passed",
     ),
+    "terminal escapes in a question": Row(
+        gold('cases:\n  - question: "\\e[2J\\e[8mHIDDEN\\rOK passed"\n    needle: 45 days\n'),
+        status=FAILED,
+        says="question: \\x1b[2J\\x1b[8mHIDDEN\\rOK passed",
+        never="\x1b[2J",
+    ),
     "a needle that is not in the corpus": Row(
         gold("cases:\n  - question: q\n    needle: 45 days\n"), status=FAILED, says="absent"
     ),

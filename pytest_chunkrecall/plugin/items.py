@@ -20,7 +20,7 @@ from ..evaluation.plan import Plan, Supplied, plan
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
-from ..render.failure import explain
+from ..render.failure import explain, printable
 from ..run import sweep
 from . import ahead
 from ._compat import failure
@@ -287,4 +287,9 @@ class CaseItem(pytest.Item):
         return self.plan.facts(self.suite) if self.suite is not None else None
 
     def reportinfo(self) -> tuple[Path, int, str]:
-        return self.path, self.case.line - 1, f"{self.case.id}: {trimmed(self.case.question)}"
+        # the failure's heading: gold text in it must not drive the terminal
+        return (
+            self.path,
+            self.case.line - 1,
+            printable(f"{self.case.id}: {trimmed(self.case.question)}"),
+        )

@@ -5,6 +5,8 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
+import unicodedata
+
 from ..baseline.drift import DOCUMENT_CHANGED
 from ..errors import shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
@@ -16,6 +18,10 @@ _WHY = {
 }
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
+# Characters that re-order the text shown after them, as control characters move the cursor.
+_BIDI_CONTROLS = frozenset(
+    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+)
 
 
 def explain(result: CaseResult) -> str:
@@ -33,13 +39,13 @@ def explain(result: CaseResult) -> str:
     elif result.verdict == "absent" and result.docs is not None:
         why = _WHY_PINNED
     lines.append(f"chunkrecall: {result.verdict} — {why}")
-    lines.append(f"  question: {trimmed(result.question)}")
+    lines.append(f"  question: {printable(trimmed(result.question))}")
     for needle in result.needles:
         lines.append(f"  needle:   {shown(needle)}")
     if result.span is not None:
         lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
     if result.docs is not None:
-        lines.append(f"  doc:      {', '.join(result.docs)}")
+        lines.append(f"  doc:      {printable(', '.join(result.docs))}")
     if result.verdict == "absent":
         lines += _absent(result)
     if result.cut is not None:
@@ -89,11 +95,11 @@ def _absent(result: CaseResult) -> list[str]:
     for needle in result.outside:
         lines.append(f"  the needle {needle!r} is not inside the span as found")
     if result.elsewhere:
-        lines.append(f"  it occurs in: {', '.join(result.elsewhere)}")
+        lines.append(f"  it occurs in: {printable(', '.join(result.elsewhere))}")
     closest = result.closest
     if closest is not None and closest.text:
         lines.append(
-            f"  closest text: {shown(closest.text)} in {closest.doc} chunk {closest.index} "
+            f"  closest text: {shown(closest.text)} in {printable(str(closest.doc))} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
         )
     return lines
@@ -102,7 +108,10 @@ def _absent(result: CaseResult) -> list[str]:
 def _cut(result: CaseResult) -> list[str]:
     cut = result.cut
     assert cut is not None
-    lines = [f"  cut at {cut.doc} offset {cut.offset}: …{cut.before}|{cut.after}…"]
+    lines = [
+        f"  cut at {printable(cut.doc)} offset {cut.offset}: "
+        f"…{printable(cut.before)}|{printable(cut.after)}…"
+    ]
     if cut.left is None:
         lines.append("    no chunk holds the text where the span starts (the chunker left it out)")
     if cut.left is not None:
@@ -146,8 +155,22 @@ def _chunk(view: ChunkView) -> str:
     if view.doc is None:
         return f"{rank}(text that is no chunk of the corpus) {view.preview!r}"
     where = f"[{view.start}:{view.end}]" if view.start is not None else "[offsets unknown]"
-    return f"{rank}{view.doc} {where} chunk {view.index}: {view.preview!r}"
+    return f"{rank}{printable(view.doc)} {where} chunk {view.index}: {view.preview!r}"
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun if number == 1 else noun + 's'}"
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes, as ``repr`` writes them.
+
+    A question or document name is shown as it is, but for these: an escape
+    sequence or a carriage return in gold text would clear or rewrite the
+    terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
+    would reverse the text after it.
+    """
+    return "".join(
+        repr(char)[1:-1] if unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS else char
+        for char in text
+    )
