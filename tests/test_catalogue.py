@@ -535,6 +535,17 @@ ROWS: dict[str, Row] = {
         says="question: \\x1b[2J\\x1b[8mHIDDEN\\rOK passed",
         never="\x1b[2J",
     ),
+    "a minus sign under fuzzy matching": Row(
+        {
+            **gold(
+                "match: fuzzy\ncases:\n  - question: What is the late fee?\n"
+                "    needle: fee is -15 percent\n"
+            ),
+            "docs/fee.md": "The late fee is 15 percent of the order.\n",
+        },
+        status=FAILED,
+        says="chunkrecall: absent — it is not in the corpus",
+    ),
     "a needle that is not in the corpus": Row(
         gold("cases:\n  - question: q\n    needle: 45 days\n"), status=FAILED, says="absent"
     ),

@@ -9,8 +9,10 @@ from rapidfuzz import fuzz
 
 from .folding import fold_text
 
-# A number as a needle writes it: digits, with decimal or thousands marks between them.
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A number as a needle writes it: digits, with decimal or thousands marks between them, and
+# its sign. A minus (hyphen or U+2212) is a sign where it does not follow a letter or digit:
+# "-15 percent" is not "15 percent", but "COVID-19" and "10-15 days" hold no negative number.
+_NUMBER = re.compile(r"(?:(?<![\w.,])[-\u2212])?\d+(?:[.,]\d+)*")
 
 
 @dataclass(frozen=True)
@@ -56,8 +58,13 @@ class Matcher:
         The aligned text is widened by nothing: a number cut at its edge ("30" of
         "300") is read as the digits it shows, and counts only when whole.
         """
-        wanted = _NUMBER.findall(needle)
+        wanted = [_signed(number) for number in _NUMBER.findall(needle)]
         if not wanted:
             return True
-        present = set(_NUMBER.findall(aligned))
+        present = {_signed(number) for number in _NUMBER.findall(aligned)}
         return all(number in present for number in wanted)
+
+
+def _signed(number: str) -> str:
+    """One spelling of a number's sign: the minus sign U+2212 is a hyphen-minus."""
+    return number.replace("\u2212", "-")
