@@ -461,6 +461,12 @@ ROWS: dict[str, Row] = {
         never="raised KeyboardInterrupt",
         resource=True,  # pytest stops as after Ctrl-C
     ),
+    "a chunker that returns one list of 200,000 copies": Row(
+        gold("chunker: rag:repeats\n" + GOLD),
+        status=FAILED,
+        says="chunker rag:repeats was stopped on docs/a.md: its chunks passed 20 times",
+        resource=True,
+    ),
     "a loader that calls sys.exit": Row(
         ini="chunkrecall_loader = rag:load_exits",
         status=FAILED,

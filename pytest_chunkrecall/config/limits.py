@@ -16,13 +16,22 @@ def bounded_output(output: Any, text: str, *, name: str, doc: str) -> Any:
     """``output`` of a chunker for the document ``text``, stopped once it passes
     :data:`OUTPUT_FACTOR` times the document's length in characters.
 
-    Only a lazy iterator (a generator) can run without end; a list the chunker
-    returned has ended already and is passed through as it is. An error the
-    generator raises while it runs is reported as the chunker's.
+    A generator could run without end; a list has ended, but ``[text] * 200_000``
+    costs nothing to return and gigabytes to place and index, so a list is read
+    through the same bound. An error the generator raises while it runs is
+    reported as the chunker's. What is no sequence of chunks (text, a mapping,
+    ``None``) is passed through as it is, for the caller to say what it is.
     """
-    if not isinstance(output, Iterator):
+    if output is None or isinstance(output, str | bytes | Mapping):
         return output
-    return _bounded(output, OUTPUT_FACTOR * len(text) + 1_000, name=name, doc=doc, size=len(text))
+    try:
+        items = iter(output)
+    except TypeError:
+        return output
+    except USER_FAULTS as exc:
+        raise ChunkrecallError(f"chunker {name} raised on {doc}: {raised(exc)}") from None
+    budget = OUTPUT_FACTOR * len(text) + 1_000
+    return _bounded(items, budget, name=name, doc=doc, size=len(text))
 
 
 def _bounded(
