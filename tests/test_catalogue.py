@@ -461,6 +461,10 @@ ROWS: dict[str, Row] = {
         never="raised KeyboardInterrupt",
         resource=True,  # pytest stops as after Ctrl-C
     ),
+    "a retriever that returns a chunk twice": Row(
+        gold("retriever: rag:twice\nchunker_args: {size: 80, overlap: 28}\n" + GOLD),
+        says="gold/a.yaml:4: RetrievalWarning: retriever rag:twice returned the same chunk",
+    ),
     "a chunker that returns one list of 200,000 copies": Row(
         gold("chunker: rag:repeats\n" + GOLD),
         status=FAILED,

@@ -21,6 +21,7 @@ from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain, printable
+from ..retrieval.duplicates import RetrievalWarning
 from ..run import sweep
 from . import ahead
 from ._compat import failure
@@ -181,7 +182,18 @@ class CaseItem(pytest.Item):
             self.suite_error = exc
             raise
         self._ask_ahead(self.suite)
-        result = self.plan.evaluate(self.suite, self.case)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", RetrievalWarning)
+            result = self.plan.evaluate(self.suite, self.case)
+        for warning in caught:
+            # what the retriever's answer to this case's question needed is said at the case
+            at_case = issubclass(warning.category, RetrievalWarning)
+            warnings.warn_explicit(
+                warning.message,
+                warning.category,
+                str(self.path) if at_case else warning.filename,
+                self.case.line if at_case else warning.lineno,
+            )
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
         if entry is not None:
