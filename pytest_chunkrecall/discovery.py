@@ -40,43 +40,108 @@ def collected_as_gold(path: Path, rootdir: Path, chosen: set[Path] | None) -> bo
     return "gold" in parts and is_gold_file(path)
 
 
+def gold_pattern_problem(pattern: str, matches: list[Path], rootdir: Path) -> str | None:
+    """What is wrong with the ``chunkrecall_gold`` pattern ``pattern``, which matches the
+    (resolved) paths ``matches``: that it matches nothing pytest collects, or ``None``.
+
+    pytest walks the rootdir only: a file the pattern finds outside it is never collected.
+    """
+    root = rootdir.resolve()
+    outside = [path for path in matches if not path.is_relative_to(root)]
+    head = f"chunkrecall_gold pattern {pattern!r}"
+    if not matches:
+        return f"{head} matches no file under {rootdir}"
+    if not outside:
+        return None
+    where = "outside the rootdir, where pytest does not collect"
+    if len(outside) == len(matches):
+        found = (
+            "the 1 file it matches lies"
+            if len(outside) == 1
+            else f"the {len(outside)} files it matches lie"
+        )
+        return f"{head} matches no file under {rootdir}: {found} {where}"
+    return f"{head}: {len(outside)} of the {len(matches)} files it matches lie {where}, such as {outside[0]}"
+
+
 def is_gold_file(path: Path) -> bool:
     """Whether the default discovery collects the YAML file at ``path``."""
+    return _examined(path)[0]
+
+
+def not_collected_because(path: Path, rootdir: Path) -> str | None:
+    """Why the YAML file at ``path`` in a ``gold`` folder, which the default discovery
+    leaves alone, looks like a gold file gone wrong: it is empty, or holds a list.
+
+    ``None`` for a gold file, and for a mapping without gold-file keys (a snapshot
+    test's fixture), which is left alone without a word.
+    """
+    if path.suffix not in (".yaml", ".yml") or not path.is_relative_to(rootdir):
+        return None
+    if "gold" not in path.parent.relative_to(rootdir).parts:
+        return None
+    collected, shape = _examined(path)
+    if collected or shape not in _SAID:
+        return None
+    return (
+        f"{path.relative_to(rootdir).as_posix()} {_SAID[shape]}; it is not collected as a gold file"
+    )
+
+
+class GoldWarning(UserWarning):
+    """A YAML file in a ``gold`` folder that is not collected, though it may be meant to be."""
+
+
+# What the top level of a YAML document is, beside a mapping: nothing at all, or a list.
+_SAID = {
+    "empty": "is empty",
+    "list": "holds a list, not a mapping with 'cases:'",
+}
+
+
+def _examined(path: Path) -> tuple[bool, str]:
+    """Whether the default discovery collects ``path``, and the shape of its top level."""
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
-        return True  # let the collector say what is wrong with it
-    keys = top_level_keys(text)
+        return True, "unreadable"  # let the collector say what is wrong with it
+    keys, shape = _top_level(text)
     if keys is None:
         # not YAML at all: a gold file with a syntax error still says 'cases:'
-        return bool(_CASES_LINE.search(text))
+        return bool(_CASES_LINE.search(text)), shape
     if not keys or (_NOT_GOLD in keys and "cases" not in keys):
-        return False
-    return any(key in FILE_KEYS or did_you_mean(key, ("cases",)) for key in keys)
+        return False, shape
+    return any(key in FILE_KEYS or did_you_mean(key, ("cases",)) for key in keys), shape
 
 
 def top_level_keys(text: str) -> list[str] | None:
     """The top-level mapping's scalar keys; ``[]`` for any other document, ``None``: not YAML."""
+    return _top_level(text)[0]
+
+
+def _top_level(text: str) -> tuple[list[str] | None, str]:
+    """:func:`top_level_keys`, and what the top level is: ``"mapping"``, ``"list"``,
+    ``"scalar"``, ``"empty"`` (no document, or comments only) or ``"not YAML"``."""
     keys: list[str] = []
     depth, at_key = 0, True
     try:
         for event in yaml.parse(text, Loader=_LOADER):
             if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
                 if depth == 0 and isinstance(event, yaml.SequenceStartEvent):
-                    return []
+                    return [], "list"
                 depth += 1
             elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
                 depth -= 1
                 if depth == 0:
-                    return keys
+                    return keys, "mapping"
                 at_key = at_key or depth == 1
             elif isinstance(event, yaml.ScalarEvent | yaml.AliasEvent):
                 if depth == 0:
-                    return []
+                    return [], "scalar"
                 if depth == 1:
                     if at_key and isinstance(event, yaml.ScalarEvent):
                         keys.append(str(event.value))
                     at_key = not at_key
     except yaml.YAMLError:
-        return None
-    return keys
+        return None, "not YAML"
+    return keys, "empty"  # the stream ended before any node

@@ -267,6 +267,16 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="the file is empty",
     ),
+    "an empty YAML file in a gold folder is said once": Row(
+        {**gold("cases:\n  - {question: q, needle: 30 days}\n"), "gold/empty.yaml": "# later\n"},
+        status=FAILED,
+        says="GoldWarning: gold/empty.yaml is empty; it is not collected as a gold file",
+    ),
+    "a list in a gold folder is said once": Row(
+        {"gold/list.yaml": "- question: q\n  needle: 30 days\n"},
+        says="GoldWarning: gold/list.yaml holds a list, not a mapping with 'cases:'; "
+        "it is not collected as a gold file",
+    ),
     "an empty cases list": Row(gold("cases: []\n"), status=ERRORS, says="'cases' is empty"),
     "a case that is a list": Row(
         gold("cases:\n  - [question, needle]\n"), status=ERRORS, says="a case must be a mapping"
@@ -374,6 +384,12 @@ ROWS: dict[str, Row] = {
         ini="chunkrecall_chunker_args = {size: [",
         status=USAGE,
         says="ini option chunkrecall_chunker_args: cannot read",
+    ),
+    "a chunkrecall_gold pattern outside the rootdir": Row(
+        {"../outside/gold/a.yaml": GOLD},
+        ini="chunkrecall_gold = ../outside/gold/*.yaml",
+        status=5,  # no tests collected
+        says="the 1 file it matches lies outside the rootdir, where pytest does not collect",
     ),
     "a chunkrecall_gold pattern that matches nothing": Row(
         ini="chunkrecall_gold = golden/*.yaml",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..config.settings import SETTING_KEYS
-from ..discovery import collected_as_gold
+from ..discovery import GoldWarning, collected_as_gold, not_collected_because
 from ..evaluation.suite import Suite, SuiteCache
 from ..run.packed import fields_of, pack
 from . import hookspecs, options
@@ -191,10 +192,16 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> GoldFile |
     if file_path.suffix not in (".yaml", ".yml"):
         return None
     config = parent.config
-    if collected_as_gold(
-        file_path, config.rootpath, config.stash[OPTIONS].gold_files
-    ) or parent.session.isinitpath(file_path):
+    chosen = config.stash[OPTIONS].gold_files
+    if collected_as_gold(file_path, config.rootpath, chosen) or parent.session.isinitpath(
+        file_path
+    ):
         return GoldFile.from_parent(parent, path=file_path)
+    # said by one process: every xdist worker collects every file
+    if chosen is None and getattr(config, "workerinput", {}).get("workerid", "gw0") == "gw0":
+        why = not_collected_because(file_path, config.rootpath)
+        if why is not None:
+            warnings.warn_explicit(GoldWarning(why), GoldWarning, str(file_path), 1)
     return None
 
 

@@ -18,6 +18,7 @@ from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
 from ..corpus import ROOTS_OPTION, corpus_roots
+from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
 from ..files import not_regular, output_problem
@@ -259,14 +260,12 @@ def _gold_files(config: pytest.Config) -> set[Path] | None:
         return None
     found: set[Path] = set()
     for pattern in patterns:
-        matches = glob.glob(str(config.rootpath / pattern), recursive=True)
-        if not matches:
-            warn_at_ini(
-                config,
-                pytest.PytestConfigWarning(
-                    f"chunkrecall_gold pattern {pattern!r} matches no file under {config.rootpath}"
-                ),
-                "chunkrecall_gold",
-            )
-        found.update(Path(match).resolve() for match in matches)
+        matches = [
+            Path(match).resolve()
+            for match in glob.glob(str(config.rootpath / pattern), recursive=True)
+        ]
+        problem = gold_pattern_problem(pattern, matches, config.rootpath)
+        if problem is not None:
+            warn_at_ini(config, pytest.PytestConfigWarning(problem), "chunkrecall_gold")
+        found.update(matches)
     return found
