@@ -188,7 +188,10 @@ SQUAD = """{"version": "1.1", "data": [{"title": "Policies", "paragraphs": [
      {"id": "x", "question": "What is the restocking fee?",
       "answers": [{"text": "15 percent", "answer_start": 50}]}]}]}]}
 """
-SQUAD_WRITES = ("squad/docs/policies.md", "squad/gold/squad.yaml", "squad/pytest.ini")
+SQUAD_WRITES = (
+    *("squad", "squad/docs", "squad/gold"),  # the project's folders, made by the import
+    *("squad/docs/policies.md", "squad/gold/squad.yaml", "squad/pytest.ini"),
+)
 
 ROWS: dict[str, Row] = {
     # ---------------------------------------------------------------- YAML
@@ -694,6 +697,52 @@ ROWS: dict[str, Row] = {
         says="baseline b.json written: 1 cases",
     ),
     # ---------------------------------------------------------------- import
+    "import qa: an id given twice": Row(
+        {
+            "rows.jsonl": '{"id": "x", "question": "What is the refund window?", "answer": "30 days"}\n'
+            '{"id": "x", "question": "What is the restocking fee?", "answer": "15 percent"}\n'
+        },
+        args=IMPORT_QA,
+        command=True,
+        writes=("gold/imported.yaml",),
+        says="1 id renamed: 'x' (rows.jsonl:2) is written as 'x-2': an earlier case has that id",
+    ),
+    "import squad: an id given twice": Row(
+        {"squad.json": SQUAD},
+        args=("import", "squad", "squad.json", "--out", "squad"),
+        command=True,
+        writes=SQUAD_WRITES,
+        says="1 id renamed: 'x' (squad.json: data[0].paragraphs[0].qas[1]) is written as 'x-2'",
+    ),
+    "import qa: a question that is NaN": Row(
+        {"rows.jsonl": '{"question": NaN, "answer": "30 days"}\n'},
+        args=IMPORT_QA,
+        command=True,
+        status=2,
+        says="rows.jsonl:1: 'question' must be text, not the number NaN",
+    ),
+    "import qa: a line nested 100,000 deep": Row(
+        {"rows.jsonl": "[" * 100_000 + "\n"},
+        args=IMPORT_QA,
+        command=True,
+        status=2,
+        says="rows.jsonl:1: this line is nested too deeply to be a JSON object of one row",
+    ),
+    "import qa: an integer of 5,000 digits": Row(
+        {"rows.jsonl": '{"question": "q", "answer": ' + "9" * 5_000 + "}\n"},
+        args=IMPORT_QA,
+        command=True,
+        status=2,
+        says="rows.jsonl:1: this line holds a number of 5,000 digits",
+    ),
+    "import qa: a FIFO as input": Row(
+        args=("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/b.yaml"),
+        command=True,
+        fifos=("rows.jsonl",),
+        status=2,
+        says="cannot read the input file: it is a FIFO (named pipe), not a regular file",
+        resource=True,
+    ),
 }
 
 

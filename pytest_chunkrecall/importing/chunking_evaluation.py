@@ -34,12 +34,53 @@ from .writing import (
 )
 
 _WORD = re.compile(r"\w{3,}")
-_STOP = frozenset((
-    "the", "and", "for", "are", "was", "were", "what", "which", "who", "whom", "whose", "how",
-    "why", "when", "where", "that", "this", "these", "those", "with", "from", "into", "does",
-    "did", "has", "have", "had", "its", "their", "there", "than", "then", "they", "them", "his",
-    "her", "our", "your", "about", "according", "mentioned", "described", "discussed",
-))  # fmt: skip
+_STOP = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "why",
+        "when",
+        "where",
+        "that",
+        "this",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "its",
+        "their",
+        "there",
+        "than",
+        "then",
+        "they",
+        "them",
+        "his",
+        "her",
+        "our",
+        "your",
+        "about",
+        "according",
+        "mentioned",
+        "described",
+        "discussed",
+    )
+)
 
 
 @dataclass(frozen=True)

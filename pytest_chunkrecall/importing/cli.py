@@ -9,7 +9,7 @@ from .chunking_evaluation import import_chunking_evaluation
 from .qa import import_qa
 from .squad import import_squad
 from .trec import NO_HOLDING_CHUNK, export_trec
-from .writing import Output
+from .writing import Output, renamings
 
 IMPORT_HELP = "Write gold files from an existing question/answer set"
 EXPORT_HELP = "Write a JSON report in another tool's format"
@@ -41,13 +41,18 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         "file, with its locations or the closest text. Exit status 1 when any row is unresolved",
     )
     qa.add_argument(
-        "file", type=Path, metavar="FILE",
+        "file",
+        type=Path,
+        metavar="FILE",
         help="A .jsonl or .csv file with question and answer, optionally id and doc",
-    )  # fmt: skip
+    )
     qa.add_argument(
-        "--corpus", action="append", required=True, metavar="GLOB",
+        "--corpus",
+        action="append",
+        required=True,
+        metavar="GLOB",
         help="The corpus files, e.g. 'docs/**/*.md' (repeatable)",
-    )  # fmt: skip
+    )
     qa.add_argument(
         "--out",
         type=Path,
@@ -66,9 +71,12 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
     )
     chroma.add_argument("file", type=Path, metavar="QUESTIONS_CSV", help="questions_df.csv")
     chroma.add_argument(
-        "--corpora", type=Path, required=True, metavar="DIR",
+        "--corpora",
+        type=Path,
+        required=True,
+        metavar="DIR",
         help="The folder of the corpora, <corpus_id>.md each",
-    )  # fmt: skip
+    )
     chroma.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="The project folder to write"
     )
@@ -113,6 +121,7 @@ def _squad(args: argparse.Namespace) -> int:
         f"{_count(found.corrected, 'answer_start offset')} corrected to the nearest occurrence; "
         f"{found.unresolved} unresolved"
     )
+    _renamed(found.renamed)
     _wrote(found.output)
     print(f"next: pytest {args.out}")
     return 1 if found.unresolved else 0
@@ -125,6 +134,7 @@ def _qa(args: argparse.Namespace) -> int:
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "
         f"{found.not_found} not found"
     )
+    _renamed(found.renamed)
     _wrote(found.output)
     if found.ambiguous or found.not_found:
         print(f"settle the unresolved rows in {found.unresolved_file}, then move them into cases:")
@@ -157,6 +167,11 @@ def _trec(args: argparse.Namespace) -> int:
     _wrote(found.output)
     print(f"next: trec_eval -m success.1,3,5 -m recip_rank {found.qrels} {found.run}")
     return 0
+
+
+def _renamed(renamed: tuple[str, ...]) -> None:
+    for line in renamings(renamed):
+        print(line)
 
 
 def _wrote(output: Output) -> None:

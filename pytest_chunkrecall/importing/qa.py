@@ -27,7 +27,7 @@ from .writing import (
     one_line,
     relative,
     unresolved_yaml,
-)  # fmt: skip
+)
 
 _SHOWN_LOCATIONS = 50  # an answer such as "yes" can occur thousands of times
 
@@ -42,6 +42,7 @@ class QaImport:
     resolved: int
     ambiguous: int
     not_found: int
+    renamed: tuple[str, ...] = ()  # given ids written otherwise, one line each
 
 
 def import_qa(
@@ -65,7 +66,7 @@ def import_qa(
     unresolved: list[Unresolved] = []
     for row in rows:
         question, answer = require(row, "question"), require(row, "answer")
-        case_id = ids.claim(row.fields.get("id"), question)
+        case_id = ids.claim(row.fields.get("id"), question, where=row.where)
         within = _documents(row, sources, gold_dir)
         places = [place for source in within for place in occurrences(source, answer)]
         if len(places) == 1:
@@ -95,7 +96,13 @@ def import_qa(
         output.add(unresolved_file, unresolved_yaml(notes, settings, unresolved))
     ambiguous = sum(entry.kind == "ambiguous" for entry in unresolved)
     return QaImport(
-        output, gold_file, unresolved_file, len(cases), ambiguous, len(unresolved) - ambiguous
+        output,
+        gold_file,
+        unresolved_file,
+        len(cases),
+        ambiguous,
+        len(unresolved) - ambiguous,
+        tuple(ids.renamed),
     )
 
 

@@ -5,11 +5,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import os
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ChunkrecallError
+from ..files import not_regular
 
 
 @dataclass(frozen=True)
@@ -27,9 +31,12 @@ def read_text(path: Path, *, what: str = "input file", shown: str | None = None)
     """
     shown = shown or str(path)
     try:
-        data = path.read_bytes()
+        data = _read_bytes(path)
     except OSError as exc:
         raise ChunkrecallError(f"cannot read the {what}: {exc.strerror}", where=shown) from None
+    if data is None:
+        problem = not_regular(path) or "it is not a regular file"
+        raise ChunkrecallError(f"cannot read the {what}: {problem}", where=shown)
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -41,11 +48,52 @@ def read_text(path: Path, *, what: str = "input file", shown: str | None = None)
         ) from None
 
 
+def _read_bytes(path: Path) -> bytes | None:
+    """The bytes of the regular file ``path``; ``None`` for anything else (a FIFO, a device,
+    a folder), which is refused at once: reading a FIFO would wait for a writer for ever."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as file:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        return file.read()
+
+
+class _Unreadable(Exception):
+    """JSON that parses, but holds what no row can: said by :func:`_loads` with its place."""
+
+
+def _integer(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:  # longer than Python converts (sys.get_int_max_str_digits)
+        raise _Unreadable(
+            f"holds a number of {len(digits.lstrip('-')):,} digits; write it as text, in quotes"
+        ) from None
+
+
+def _loads(text: str, *, what: str, where: str) -> object:
+    """``text`` parsed as JSON, which messages call ``what`` (``this line``, ``the SQuAD file``).
+
+    A syntax error is raised as :class:`json.JSONDecodeError`, for the caller to place.
+    """
+    try:
+        return json.loads(text, parse_int=_integer)
+    except _Unreadable as exc:
+        raise ChunkrecallError(f"{what} {exc}", where=where) from None
+    except RecursionError:
+        raise ChunkrecallError(
+            f"{what} is nested too deeply to be {_NESTED_WHAT.get(what, 'read')}", where=where
+        ) from None
+
+
+_NESTED_WHAT = {"this line": "a JSON object of one row"}
+
+
 def read_json(path: Path, *, what: str = "input file") -> object:
     """``path`` parsed as JSON; a syntax error names its line and column."""
     text = read_text(path, what=what)
     try:
-        return json.loads(text)
+        return _loads(text, what=f"the {what}", where=str(path))
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"the {what} is not valid JSON: {exc.msg} (column {exc.colno})",
@@ -75,7 +123,7 @@ def _json_lines(text: str, path: Path) -> Iterator[Row]:
             continue
         where = f"{path}:{number}"
         try:
-            value = json.loads(line)
+            value = _loads(line, what="this line", where=where)
         except json.JSONDecodeError as exc:
             raise ChunkrecallError(
                 f"this line is not a JSON object: {exc.msg} (column {exc.colno})", where=where
@@ -91,11 +139,13 @@ def _json_lines(text: str, path: Path) -> Iterator[Row]:
 
 def _json_array(text: str, path: Path) -> Iterator[Row]:
     try:
-        items = json.loads(text)
+        items = _loads(text, what="the file", where=str(path))
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"not valid JSON: {exc.msg} (column {exc.colno})", where=f"{path}:{exc.lineno}"
         ) from None
+    if not isinstance(items, list):  # text after the array's opening '[' ... ']'
+        raise ChunkrecallError("the file must be one JSON array of objects", where=str(path))
     for number, value in enumerate(items, start=1):
         where = f"{path}: item {number}"
         if not isinstance(value, dict):
@@ -110,6 +160,10 @@ def _scalar(value: object, key: str, where: str) -> str:
         return ""
     if isinstance(value, bool) or not isinstance(value, str | int | float):
         raise ChunkrecallError(f"'{key}' must be text, not {type(value).__name__}", where=where)
+    if isinstance(value, float) and not math.isfinite(value):
+        # JSON has no NaN; Python's reader accepts it (and 1e999 as infinity), and str() writes 'nan'
+        written = "NaN" if math.isnan(value) else "Infinity" if value > 0 else "-Infinity"
+        raise ChunkrecallError(f"'{key}' must be text, not the number {written}", where=where)
     return str(value)
 
 

@@ -39,6 +39,7 @@ class SquadImport:
     unanswerable: int
     corrected: int
     unresolved: int
+    renamed: tuple[str, ...] = ()  # given ids written otherwise, one line each
 
 
 @dataclass(frozen=True)
@@ -84,9 +85,15 @@ def import_squad(
         )
     output.add_unless_present(out / "pytest.ini", PYTEST_INI)
     return SquadImport(
-        output, gold_file, len(built), len(cases), tally.unanswerable, tally.corrected,
+        output,
+        gold_file,
+        len(built),
+        len(cases),
+        tally.unanswerable,
+        tally.corrected,
         len(unresolved),
-    )  # fmt: skip
+        tuple(ids.renamed),
+    )
 
 
 @dataclass
@@ -142,7 +149,7 @@ def _question(
             "'answer_start' must be a character offset (a whole number)",
             where=f"{where}.answers[0]",
         )
-    case_id = ids.claim(str(fields.get("id") or ""), question)
+    case_id = ids.claim(str(fields.get("id") or ""), question, where=where)
     place = nearest(source, needle, start)
     if place is None:
         notes = [f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({where})."]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,13 +60,21 @@ class Unresolved:
 
 
 class Ids:
-    """Case ids unique within one gold file: the given id or the question's slug, then -2, -3…"""
+    """Case ids unique within one gold file: the given id or the question's slug, then -2, -3…
+
+    A given id written otherwise is remembered in :attr:`renamed`, for the import's
+    summary: the README promises the dataset's own ids.
+    """
 
     def __init__(self) -> None:
         self._taken: set[str] = set()
+        self.renamed: list[str] = []  # one line each: what was given, where, what was written
 
-    def claim(self, given: str | None, question: str) -> str:
-        """A unique id for a case with id ``given`` (or none) asking ``question``."""
+    def claim(self, given: str | None, question: str, *, where: str = "") -> str:
+        """A unique id for a case with id ``given`` (or none) asking ``question``.
+
+        ``where`` names the row or question, for :attr:`renamed`.
+        """
         base = _WHITESPACE.sub(" ", given).strip().replace("::", ":") if given else ""
         base = base or slug(question)
         candidate, number = base, 1
@@ -74,7 +82,31 @@ class Ids:
             number += 1
             candidate = f"{base}-{number}"
         self._taken.add(candidate)
+        if given and given.strip() and candidate != given.strip():
+            why = (
+                "an earlier case has that id"
+                if candidate != base
+                else "a case id holds no '::', no line breaks and no runs of spaces"
+            )
+            at = f" ({where})" if where else ""
+            self.renamed.append(f"{given!r}{at} is written as {candidate!r}: {why}")
         return candidate
+
+
+_SHOWN_RENAMINGS = 20
+
+
+def renamings(renamed: Sequence[str]) -> list[str]:
+    """The lines of an import's summary that say which given ids were written otherwise."""
+    if not renamed:
+        return []
+    head = f"{len(renamed)} id{'' if len(renamed) == 1 else 's'} renamed"
+    if len(renamed) == 1:
+        return [f"{head}: {renamed[0]}"]
+    lines = [f"{head}:", *(f"  {line}" for line in renamed[:_SHOWN_RENAMINGS])]
+    if len(renamed) > _SHOWN_RENAMINGS:
+        lines.append(f"  … and {len(renamed) - _SHOWN_RENAMINGS} more")
+    return lines
 
 
 def gold_yaml(header: Iterable[str], settings: FileSettings, cases: Iterable[GoldCase]) -> str:
