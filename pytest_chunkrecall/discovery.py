@@ -15,6 +15,7 @@ from pathlib import Path
 import yaml
 
 from .config.settings import did_you_mean
+from .errors import counted
 from .gold import FILE_KEYS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -55,13 +56,11 @@ def gold_pattern_problem(pattern: str, matches: list[Path], rootdir: Path) -> st
         return None
     where = "outside the rootdir, where pytest does not collect"
     if len(outside) == len(matches):
-        found = (
-            "the 1 file it matches lies"
-            if len(outside) == 1
-            else f"the {len(outside)} files it matches lie"
-        )
+        lie = "lies" if len(outside) == 1 else "lie"
+        found = f"the {counted(len(outside), 'file')} it matches {lie}"
         return f"{head} matches no file under {rootdir}: {found} {where}"
-    return f"{head}: {len(outside)} of the {len(matches)} files it matches lie {where}, such as {outside[0]}"
+    found = f"{len(outside):,} of the {counted(len(matches), 'file')} it matches lie"
+    return f"{head}: {found} {where}, such as {outside[0]}"
 
 
 def is_gold_file(path: Path) -> bool:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import yaml
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, counted
 from ..files import write_atomically
 from ..gold import slug
 
@@ -100,7 +100,7 @@ def renamings(renamed: Sequence[str]) -> list[str]:
     """The lines of an import's summary that say which given ids were written otherwise."""
     if not renamed:
         return []
-    head = f"{len(renamed)} id{'' if len(renamed) == 1 else 's'} renamed"
+    head = f"{counted(len(renamed), 'id')} renamed"
     if len(renamed) == 1:
         return [f"{head}: {renamed[0]}"]
     lines = [f"{head}:", *(f"  {line}" for line in renamed[:_SHOWN_RENAMINGS])]

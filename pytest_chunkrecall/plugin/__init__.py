@@ -11,6 +11,7 @@ import pytest
 
 from ..config.settings import SETTING_KEYS
 from ..discovery import GoldWarning, collected_as_gold, not_collected_because
+from ..errors import counted
 from ..evaluation.suite import Suite, SuiteCache
 from ..run.packed import fields_of, pack
 from . import hookspecs, options
@@ -224,9 +225,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     terminal = session.config.pluginmanager.get_plugin("terminalreporter")
     if running and terminal is not None:
         # Their threads are daemons: the process ends without waiting for them.
-        calls = "1 retriever call was" if running == 1 else f"{running} retriever calls were"
+        were = "was" if running == 1 else "were"
         terminal.write_line(
-            f"chunkrecall: {calls} still running when the run ended; abandoned, not waited for",
+            f"chunkrecall: {counted(running, 'retriever call')} {were} still running when the run "
+            "ended; abandoned, not waited for",
             yellow=True,
         )
 
