@@ -1,4 +1,5 @@
-"""Gold files read case by case: the same cases and errors as the whole document, in less memory."""
+"""Gold files read case by case: the same cases and errors as the whole document, in less
+memory, with libyaml's parser and with PyYAML's pure-Python one."""
 
 from __future__ import annotations
 
@@ -8,9 +9,21 @@ from pathlib import Path
 import pytest
 import yaml
 
-from pytest_chunkrecall.gold import GoldError, parse
+from pytest_chunkrecall.gold import GoldError, SpanRange, parse, stream
 
 from .conftest import dedent
+
+
+@pytest.fixture(autouse=True, params=["libyaml", "pure"])
+def loader(request, monkeypatch):
+    """Every test here runs with each parser a user's PyYAML may have."""
+    if request.param == "libyaml":
+        if not yaml.__with_libyaml__:
+            pytest.skip("PyYAML is built without libyaml here")
+        monkeypatch.setattr(stream, "LOADER", yaml.CSafeLoader)
+    else:
+        monkeypatch.setattr(stream, "LOADER", yaml.SafeLoader)
+    return request.param
 
 
 def read(text: str):
@@ -74,9 +87,9 @@ def test_the_first_case_at_fault_is_said_in_file_order():
             """
             corpus: ../docs/*.md
             cases:
-              - {id: a, question: Q1?, needle: one}
-              - {id: a, question: Q2?, needle: two}
-              - {id: b, question: Q3?}
+              - {id: a, question: "Q1?", needle: one}
+              - {id: a, question: "Q2?", needle: two}
+              - {id: b, question: "Q3?"}
             """
         )
     assert str(caught.value).startswith("gold/faq.yaml:4: duplicate case id 'a'")
@@ -109,15 +122,17 @@ def test_the_file_wide_doc_pins_every_case_without_its_own():
         """
         corpus: ../docs/*.md
         cases:
-          - {question: Q1?, needle: one}
-          - {question: Q2?, needle: two, doc: ../docs/b.md}
+          - {question: "Q1?", needle: one}
+          - {question: "Q2?", needle: two, doc: ../docs/b.md}
         doc: ../docs/a.md
         """
     )
     assert [c.doc for c in gold.cases] == ["../docs/a.md", "../docs/b.md"]
 
 
-def test_reading_ten_thousand_cases_never_holds_them_all_as_nodes(tmp_path):
+def test_reading_a_big_gold_file_never_holds_all_its_cases_as_nodes(tmp_path, loader):
+    # the pure-Python parser under tracemalloc is slow; a thousand cases show the same
+    count = 10_000 if loader == "libyaml" else 1_000
     cases = [
         {
             "id": f"c{n:05d}",
@@ -125,7 +140,7 @@ def test_reading_ten_thousand_cases_never_holds_them_all_as_nodes(tmp_path):
             "needle": f"needle {n}",
             "span": "x" * 150,
         }
-        for n in range(10_000)
+        for n in range(count)
     ]
     text = yaml.safe_dump({"corpus": "docs/*.md", "cases": cases}, sort_keys=False, width=1000)
     tracemalloc.start()
@@ -134,8 +149,91 @@ def test_reading_ten_thousand_cases_never_holds_them_all_as_nodes(tmp_path):
         kept, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert len(gold.cases) == 10_000
-    assert gold.cases[-1].line == text.count("\n", 0, text.index("- id: c09999")) + 1
-    # The whole document's nodes alone (ten per case, with their marks) are
-    # several times the cases read from them: 4.6x more at its peak before streaming, 0.4x after.
+    assert len(gold.cases) == count
+    assert gold.cases[-1].line == text.count("\n", 0, text.index(f"- id: c{count - 1:05d}")) + 1
+    # Composed whole, the document's nodes (ten per case, each with two marks) would
+    # outweigh the cases read from them several times over; one case's nodes at a time do not.
     assert peak - kept < kept, (peak, kept)
+
+
+def test_both_parsers_give_the_same_cases_and_lines():
+    text = dedent(
+        """
+        corpus: ../docs/*.md
+        k: 3
+        cases:
+          - id: refund
+            question: What is the refund window?
+            needle: "1.50"
+            span: {from: refund window, to: "1.50"}
+          - {question: "How long is shipping?", needles: [5 days, 7 days], xfail: true}
+        """
+    )
+    read = {}
+    for name, chosen in (
+        ("libyaml", getattr(yaml, "CSafeLoader", None)),
+        ("pure", yaml.SafeLoader),
+    ):
+        if chosen is None:
+            continue
+        stream.LOADER = chosen
+        gold = parse(text, path=Path("gold/faq.yaml"), name="gold/faq.yaml")
+        read[name] = [(c.id, c.needles, c.span, c.line, c.xfail, c.k) for c in gold.cases]
+    assert read["pure"] == [
+        ("refund", ("1.50",), SpanRange("refund window", "1.50"), 4, None, None),
+        ("how-long-is-shipping", ("5 days", "7 days"), None, 8, "", None),
+    ]
+    assert read.get("libyaml", read["pure"]) == read["pure"]
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        (
+            "corpus: *docs\ncases:\n  - {question: q, needle: n}\n",
+            "gold/faq.yaml:1: invalid YAML: found undefined alias 'docs'",
+        ),
+        (
+            "chunker_args: &shared {size: 80}\nretriever_args: &shared {}\n"
+            "cases:\n  - {question: q, needle: n}\n",
+            "gold/faq.yaml:2: invalid YAML: found duplicate anchor 'shared'",
+        ),
+        (
+            "cases:\n  - {question: q, needle: n}\n---\ncases: []\n",
+            "gold/faq.yaml:3: invalid YAML: expected a single document in the stream",
+        ),
+        (
+            "cases:\n  - {question: q, needle: n}\n  - *missing\n",
+            "gold/faq.yaml:3: invalid YAML: found undefined alias 'missing'",
+        ),
+    ],
+)
+def test_anchors_and_documents_are_checked_as_pyyaml_checks_them(text, says):
+    with pytest.raises(GoldError) as caught:
+        parse(text, path=Path("gold/faq.yaml"), name="gold/faq.yaml")
+    assert str(caught.value).startswith(says)
+
+
+def test_a_cases_list_with_an_anchor_is_kept_whole_for_its_aliases():
+    gold = read(
+        """
+        cases: &all
+          - {id: refund, question: "What is the refund window?", needle: 30 days}
+        chunker_args: {size: 80, remembered: *all}
+        """
+    )
+    assert [c.id for c in gold.cases] == ["refund"]
+    assert gold.settings.chunker_args == {
+        "size": 80,
+        "remembered": [
+            {"id": "refund", "question": "What is the refund window?", "needle": "30 days"}
+        ],
+    }
+
+
+def test_a_list_nested_past_what_python_can_follow_is_refused_with_the_file_named():
+    deep = "chunker_args: " + "[" * 900 + "]" * 900 + "\ncases:\n  - {question: q, needle: n}\n"
+    with pytest.raises(GoldError) as caught:
+        parse(deep, path=Path("gold/faq.yaml"), name="gold/faq.yaml")
+    assert str(caught.value).startswith("gold/faq.yaml")
+    assert "nested" in str(caught.value)

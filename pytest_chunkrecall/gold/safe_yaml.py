@@ -16,9 +16,10 @@ import yaml
 
 from ..errors import GoldError, shown
 
-# libyaml composes a gold file of thousands of cases several times faster than
-# the pure-Python parser, which otherwise dominates collection.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# libyaml parses several times faster than PyYAML's pure-Python parser, which would
+# otherwise dominate the collection of a large gold file; that one is for where
+# PyYAML was built without libyaml. Both give the same events with the same line marks.
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 MAX_ALIAS_NODES = 10_000  # values built by following aliases, beyond those written out
 MAX_CHARS = 10_000_000  # characters of text in one value, aliases followed
@@ -42,12 +43,6 @@ def read_text(path: Path, name: str) -> str:
             "save the file as UTF-8 (most editors offer it under 'Save with encoding')",
             where=f"{name}:{line}",
         ) from None
-
-
-def compose(text: str, name: str) -> yaml.Node | None:
-    """The document's node tree; invalid YAML is a :class:`GoldError` naming the line."""
-    with yaml_errors(text, name):
-        return yaml.compose(text, Loader=_LOADER)
 
 
 @contextmanager
@@ -91,7 +86,7 @@ def yaml_errors(text: str, name: str) -> Iterator[None]:
 def load_inline(raw: str, *, key: str) -> Any:
     """The value of an ini option written as inline YAML (``{size: 800}``), within the same
     bounds as a gold file's; raises :class:`yaml.YAMLError` for text that is no YAML."""
-    node = yaml.compose(raw, Loader=_LOADER)
+    node = yaml.compose(raw, Loader=LOADER)
     return None if node is None else construct(node, key, where=f"ini option {key}")
 
 

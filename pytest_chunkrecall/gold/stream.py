@@ -1,78 +1,27 @@
 """Composing a gold file case by case: the nodes of one case at a time, not of all of them.
 
-Composed whole, a gold file of 10,000 cases is a tree of 90,000 nodes, each with
-two marks: at its peak about five times the memory of the cases read from it
-(33 MB for a 3 MB file). Here each item of the top-level ``cases`` list is
-handed over as soon as it is complete, and dropped once read. libyaml still
-parses, where PyYAML has it; only the composing (PyYAML's own composer, which
-can hand over a node) is Python, and it costs no more time than libyaml's.
+Composed whole, a gold file holds every case's nodes, each with two marks, at
+once: several times the memory of the cases read from them, and a tree that
+the garbage collector walks again and again as it grows, so that composing
+whole, even in libyaml, takes longer than composing here in Python. Here each
+item of the top-level ``cases`` list is handed over as soon as it is complete,
+and dropped once read.
+
+The nodes are built from the parser's events, PyYAML's public streaming
+interface (:func:`yaml.parse`), with the rules of PyYAML's own composer:
+libyaml parses where PyYAML was built with it, PyYAML's pure-Python parser
+elsewhere, and the events carry the same line marks either way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import yaml
+from yaml.composer import ComposerError
 
-from .safe_yaml import yaml_errors
-
-_C_EVENTS: Any = getattr(getattr(yaml, "cyaml", None), "CParser", None)
-_EVENTS: tuple[Any, ...] = (
-    (_C_EVENTS,) if _C_EVENTS else (yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser)
-)
-
-
-class _CaseByCase(*_EVENTS, yaml.composer.Composer, yaml.resolver.Resolver):  # type: ignore[misc]
-    """Composes a gold file, handing each item of its top-level ``cases`` list to ``each``
-    as soon as it is composed, instead of keeping the nodes of every case at once."""
-
-    def __init__(self, text: str, each: Callable[[yaml.Node], None]) -> None:
-        if _C_EVENTS:
-            _C_EVENTS.__init__(self, text)
-        else:
-            yaml.reader.Reader.__init__(self, text)
-            yaml.scanner.Scanner.__init__(self)
-            yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
-        yaml.resolver.Resolver.__init__(self)
-        self.each = each
-        self.depth = 0
-        self.streamed: list[yaml.SequenceNode] = []
-
-    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node | None:
-        if (
-            self.depth == 1  # a value of the top-level mapping
-            and isinstance(index, yaml.ScalarNode)
-            and index.value == "cases"
-            and self.check_event(yaml.SequenceStartEvent)
-            and self.peek_event().anchor is None  # an alias elsewhere may want it whole
-        ):
-            return self._cases()
-        self.depth += 1
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self.depth -= 1
-
-    def _cases(self) -> yaml.SequenceNode:
-        # compose_sequence_node, with each item handed over rather than kept
-        start = self.get_event()
-        tag = start.tag
-        if tag is None or tag == "!":
-            tag = self.resolve(yaml.SequenceNode, None, start.implicit)  # type: ignore[no-untyped-call]
-        node = yaml.SequenceNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
-        self.depth += 1
-        number = 0
-        while not self.check_event(yaml.SequenceEndEvent):
-            item = super().compose_node(node, number)
-            assert item is not None  # a node starts at every event but a sequence's end
-            self.each(item)
-            number += 1
-        self.depth -= 1
-        node.end_mark = self.get_event().end_mark
-        self.streamed.append(node)
-        return node
+from .safe_yaml import LOADER, yaml_errors
 
 
 def compose_cases(
@@ -83,13 +32,119 @@ def compose_cases(
 
     A gold file of ten thousand cases then never holds the nodes (and the marks
     on them) of more than one case at a time. Invalid YAML is a :class:`GoldError`
-    naming the line, as with :func:`compose`.
+    naming the line.
     """
     with yaml_errors(text, name):
-        loader = _CaseByCase(text, each)
-        try:
-            # PyYAML's, not libyaml's, which would compose every node in C
-            root = yaml.composer.Composer.get_single_node(loader)
-            return root, loader.streamed
-        finally:
-            loader.dispose()
+        composer = _CaseByCase(yaml.parse(text, Loader=LOADER), each)
+        return composer.document(), composer.streamed
+
+
+class _CaseByCase:
+    """Builds the node tree of a single-document stream from its events, handing each item
+    of the top-level ``cases`` list to ``each`` instead of keeping it in the tree."""
+
+    def __init__(self, events: Iterator[yaml.Event], each: Callable[[yaml.Node], None]) -> None:
+        self._events = events
+        # Any: the stubs give libyaml's marks a type of their own, which nodes do not take
+        self._next: Any = next(events)  # every stream starts with a StreamStartEvent
+        self._each = each
+        self._anchors: dict[str, yaml.Node] = {}
+        self._resolver = yaml.resolver.Resolver()
+        self.streamed: list[yaml.SequenceNode] = []
+
+    def document(self) -> yaml.Node | None:
+        """The root node of the stream's one document, or ``None`` for an empty stream."""
+        self._take()  # the stream's start
+        if isinstance(self._next, yaml.StreamEndEvent):
+            return None
+        self._take()  # the document's start
+        root = self._node(top=True)
+        self._take()  # the document's end
+        if not isinstance(self._next, yaml.StreamEndEvent):
+            raise ComposerError(
+                "expected a single document in the stream",
+                root.start_mark,
+                "but found another document",
+                self._next.start_mark,
+            )
+        return root
+
+    def _take(self) -> Any:
+        event = self._next
+        self._next = next(self._events, None)
+        return event
+
+    def _node(self, *, top: bool = False) -> yaml.Node:
+        event = self._take()
+        anchor, start, end = event.anchor, event.start_mark, event.end_mark
+        if isinstance(event, yaml.AliasEvent):
+            if anchor not in self._anchors:
+                raise ComposerError(None, None, f"found undefined alias {anchor!r}", start)
+            return self._anchors[anchor]
+        if anchor is not None and anchor in self._anchors:
+            raise ComposerError(
+                f"found duplicate anchor {anchor!r}; first occurrence",
+                self._anchors[anchor].start_mark,
+                "second occurrence",
+                start,
+            )
+        node: yaml.Node
+        if isinstance(event, yaml.ScalarEvent):
+            tag = self._tag(event, yaml.ScalarNode, event.value)
+            node = yaml.ScalarNode(tag, event.value, start, end, style=event.style)
+        elif isinstance(event, yaml.SequenceStartEvent):
+            tag = self._tag(event, yaml.SequenceNode, None)
+            node = yaml.SequenceNode(tag, [], start, None, flow_style=event.flow_style)
+        else:
+            tag = self._tag(event, yaml.MappingNode, None)
+            node = yaml.MappingNode(tag, [], start, None, flow_style=event.flow_style)
+        # registered before its contents, as PyYAML does, so that a value containing
+        # itself is composed and then refused with a message, not as an unknown alias
+        if anchor is not None:
+            self._anchors[anchor] = node
+        if isinstance(node, yaml.SequenceNode):
+            self._fill_sequence(node, node.value.append)
+        elif isinstance(node, yaml.MappingNode):
+            self._fill_mapping(node, top=top)
+        return node
+
+    def _tag(self, event: Any, kind: type[yaml.Node], value: str | None) -> str:
+        tag: str | None = event.tag
+        if tag is None or tag == "!":
+            resolved: str = self._resolver.resolve(kind, value, event.implicit)  # type: ignore[no-untyped-call]
+            return resolved
+        return tag
+
+    def _fill_sequence(self, node: yaml.SequenceNode, add: Callable[[yaml.Node], None]) -> None:
+        while not isinstance(self._next, yaml.SequenceEndEvent):
+            add(self._node())
+        node.end_mark = self._take().end_mark
+
+    def _fill_mapping(self, node: yaml.MappingNode, *, top: bool) -> None:
+        while not isinstance(self._next, yaml.MappingEndEvent):
+            key = self._node()
+            value: yaml.Node
+            if top and self._is_case_list(key):
+                value = self._streamed_cases()
+            else:
+                value = self._node()
+            node.value.append((key, value))
+        node.end_mark = self._take().end_mark
+
+    def _is_case_list(self, key: yaml.Node) -> bool:
+        """Whether the value that follows ``key`` in the top-level mapping is the ``cases``
+        list to hand over item by item; one with an anchor is kept whole, for its aliases."""
+        return (
+            isinstance(key, yaml.ScalarNode)
+            and key.value == "cases"
+            and isinstance(self._next, yaml.SequenceStartEvent)
+            and self._next.anchor is None
+        )
+
+    def _streamed_cases(self) -> yaml.SequenceNode:
+        start = self._take()
+        tag = self._tag(start, yaml.SequenceNode, None)
+        node = yaml.SequenceNode(tag, [], start.start_mark, None, flow_style=start.flow_style)
+        self._fill_sequence(node, self._each)
+        self.streamed.append(node)
+        return node
