@@ -36,7 +36,7 @@ def find_files(patterns: Iterable[str], base: Path, *, where: str) -> list[Path]
     for pattern in patterns:
         full = os.path.join(base, os.path.expanduser(pattern))
         matches, loops = _glob(full, base, where)
-        files = [p for p in matches if p.is_file()]
+        files = [path for path in matches if path.is_file()]
         if not files:
             if loops:
                 hint = (
@@ -63,10 +63,10 @@ class CorpusWarning(UserWarning):
 def _glob(full: str, base: Path, where: str) -> tuple[list[Path], list[Path]]:
     """The paths ``full`` matches, and the symlink loops among the names it matched."""
     if "**" not in full:
-        named = sorted(Path(p) for p in glob.glob(full))
-        return named, [p for p in named if _is_loop(p)]
+        named = sorted(Path(name) for name in glob.glob(full))
+        return named, [path for path in named if _is_loop(path)]
     parts = Path(full).parts
-    first = next(i for i, part in enumerate(parts) if glob.has_magic(part))
+    first = next(index for index, part in enumerate(parts) if glob.has_magic(part))
     top, rest = Path(*parts[:first]), parts[first:]
     matches: list[Path] = []
     loops: list[Path] = []
@@ -91,7 +91,7 @@ def _walk(top: Path, *, hidden: bool, base: Path, where: str) -> Iterator[Path]:
     while stack:
         folder, ancestors = stack.pop()
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
         except OSError:
             continue
         below = []
@@ -129,7 +129,7 @@ def _matches(names: tuple[str, ...], parts: tuple[str, ...]) -> bool:
         return any(
             _matches(names[skip:], parts[1:])
             for skip in range(len(names) + 1)
-            if not any(n.startswith(".") for n in names[:skip])
+            if not any(name.startswith(".") for name in names[:skip])
         )
     if not names or (names[0].startswith(".") and not parts[0].startswith(".")):
         return False

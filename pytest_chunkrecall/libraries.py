@@ -48,18 +48,73 @@ class Kind:
 
 _LANGCHAIN = ("langchain_core", "langchain_text_splitters", "langchain")
 _LLAMAINDEX = ("llama_index",)
-_LC, _LI = "1.x", "0.14"
+_LANGCHAIN_VERSIONS = "1.x"
+_LLAMAINDEX_VERSIONS = "0.14"
 
-# fmt: off
-LANGCHAIN_SPLITTER = Kind("LangChain", "text splitter", _LANGCHAIN, "TextSplitter", "langchain-text-splitters", _LC)
-LLAMAINDEX_PARSER = Kind("LlamaIndex", "node parser", _LLAMAINDEX, "NodeParser", "llama-index-core", _LI)
-CHONKIE_CHUNKER = Kind("chonkie", "chunker", ("chonkie",), "BaseChunker", "chonkie", "1.x")
-SEMCHUNK_CHUNKER = Kind("semchunk", "chunker", ("semchunk",), "Chunker", "semchunk", "3.x and 4.x")
-LANGCHAIN_STORE = Kind("LangChain", "vector store", _LANGCHAIN, "VectorStore", "langchain-core", _LC)
-LANGCHAIN_RETRIEVER = Kind("LangChain", "retriever", _LANGCHAIN, "BaseRetriever", "langchain-core", _LC)
-LLAMAINDEX_RETRIEVER = Kind("LlamaIndex", "retriever", _LLAMAINDEX, "BaseRetriever", "llama-index-core", _LI)
-LLAMAINDEX_INDEX = Kind("LlamaIndex", "index", _LLAMAINDEX, "BaseIndex", "llama-index-core", _LI)
-# fmt: on
+LANGCHAIN_SPLITTER = Kind(
+    library="LangChain",
+    what="text splitter",
+    packages=_LANGCHAIN,
+    base="TextSplitter",
+    distribution="langchain-text-splitters",
+    known=_LANGCHAIN_VERSIONS,
+)
+LLAMAINDEX_PARSER = Kind(
+    library="LlamaIndex",
+    what="node parser",
+    packages=_LLAMAINDEX,
+    base="NodeParser",
+    distribution="llama-index-core",
+    known=_LLAMAINDEX_VERSIONS,
+)
+CHONKIE_CHUNKER = Kind(
+    library="chonkie",
+    what="chunker",
+    packages=("chonkie",),
+    base="BaseChunker",
+    distribution="chonkie",
+    known="1.x",
+)
+SEMCHUNK_CHUNKER = Kind(
+    library="semchunk",
+    what="chunker",
+    packages=("semchunk",),
+    base="Chunker",
+    distribution="semchunk",
+    known="3.x and 4.x",
+)
+LANGCHAIN_STORE = Kind(
+    library="LangChain",
+    what="vector store",
+    packages=_LANGCHAIN,
+    base="VectorStore",
+    distribution="langchain-core",
+    known=_LANGCHAIN_VERSIONS,
+)
+LANGCHAIN_RETRIEVER = Kind(
+    library="LangChain",
+    what="retriever",
+    packages=_LANGCHAIN,
+    base="BaseRetriever",
+    distribution="langchain-core",
+    known=_LANGCHAIN_VERSIONS,
+)
+LLAMAINDEX_RETRIEVER = Kind(
+    library="LlamaIndex",
+    what="retriever",
+    packages=_LLAMAINDEX,
+    base="BaseRetriever",
+    distribution="llama-index-core",
+    known=_LLAMAINDEX_VERSIONS,
+)
+LLAMAINDEX_INDEX = Kind(
+    library="LlamaIndex",
+    what="index",
+    packages=_LLAMAINDEX,
+    base="BaseIndex",
+    distribution="llama-index-core",
+    known=_LLAMAINDEX_VERSIONS,
+)
 
 
 def library_method(

@@ -137,12 +137,24 @@ def test_ini_corpus_is_relative_to_the_rootdir_and_gold_corpus_to_the_gold_file(
 BAD_INI = [
     ("chunkrecall_k = three", "ini option chunkrecall_k must be a whole number*'three'*"),
     ("chunkrecall_k = 0", "ini option chunkrecall_k must be at least 1*"),
-    ("chunkrecall_fuzzy_threshold = 140", "ini option chunkrecall_fuzzy_threshold must be from 0 to 100*"),
-    ("chunkrecall_match = fuzzzy", "ini option chunkrecall_match must be one of*did you mean 'fuzzy'?"),
-    ("chunkrecall_chunker = rag.sentences", "ini option chunkrecall_chunker must be 'module:attr'*"),
+    (
+        "chunkrecall_fuzzy_threshold = 140",
+        "ini option chunkrecall_fuzzy_threshold must be from 0 to 100*",
+    ),
+    (
+        "chunkrecall_match = fuzzzy",
+        "ini option chunkrecall_match must be one of*did you mean 'fuzzy'?",
+    ),
+    (
+        "chunkrecall_chunker = rag.sentences",
+        "ini option chunkrecall_chunker must be 'module:attr'*",
+    ),
     ("chunkrecall_chunker_args = {size: 80", "ini option chunkrecall_chunker_args: cannot read*"),
-    ("chunkrecall_retriever_args = [1, 2]", "ini option chunkrecall_retriever_args must be a mapping*"),
-]  # fmt: skip
+    (
+        "chunkrecall_retriever_args = [1, 2]",
+        "ini option chunkrecall_retriever_args must be a mapping*",
+    ),
+]
 
 
 @pytest.mark.parametrize("line, message", BAD_INI, ids=[b[0].split(" =")[0] for b in BAD_INI])

@@ -139,4 +139,7 @@ def _takes_keyword(function: Any, keyword: str) -> bool:
         parameters = inspect.signature(function).parameters.values()
     except (TypeError, ValueError):
         return False
-    return any(p.name == keyword or p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+    return any(
+        parameter.name == keyword or parameter.kind is inspect.Parameter.VAR_KEYWORD
+        for parameter in parameters
+    )

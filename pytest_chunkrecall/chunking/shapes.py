@@ -88,7 +88,7 @@ def check_arguments(obj: Any, args: Mapping[str, Any], *, role: str = "chunker")
         parameters = dict(inspect.signature(obj).parameters)
     except (TypeError, ValueError):
         parameters = {}
-    takes = [p for p in parameters if p not in ("self", "text", "chunks")]
+    takes = [parameter for parameter in parameters if parameter not in ("self", "text", "chunks")]
     unknown = [name for name in args if name not in parameters]
     if unknown:
         hints = "".join(did_you_mean(name, tuple(takes)) for name in unknown)
@@ -163,7 +163,7 @@ def _splitter(instance: Any, *, name: str, where: str | None) -> ChunkFunction:
     raise ChunkrecallError(
         f"chunker {name} gave {shape(instance)}, which is not a chunker: expected a function "
         f"chunk(text, **chunker_args), a class or object with a "
-        f"{' / '.join(m for m in _SPLITTING_METHODS if m != '__call__')} method, "
+        f"{' / '.join(method for method in _SPLITTING_METHODS if method != '__call__')} method, "
         f"or {adapters.CHUNKER_LIBRARIES}",
         where=where,
     )

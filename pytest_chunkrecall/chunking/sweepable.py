@@ -41,20 +41,35 @@ class Knob:
     attribute: str | None  # None: an argument of each call, never kept on the object
 
 
-# fmt: off
 LIBRARY_KNOBS: tuple[tuple[Kind, Mapping[str, Knob]], ...] = (
-    (LANGCHAIN_SPLITTER, {"size": Knob("chunk_size", "_chunk_size"),
-                          "overlap": Knob("chunk_overlap", "_chunk_overlap")}),
-    (LLAMAINDEX_PARSER, {"size": Knob("chunk_size", "chunk_size"),
-                         "overlap": Knob("chunk_overlap", "chunk_overlap")}),
-    (CHONKIE_CHUNKER, {"size": Knob("chunk_size", "chunk_size"),
-                       "overlap": Knob("chunk_overlap", "chunk_overlap")}),
+    (
+        LANGCHAIN_SPLITTER,
+        {
+            "size": Knob("chunk_size", "_chunk_size"),
+            "overlap": Knob("chunk_overlap", "_chunk_overlap"),
+        },
+    ),
+    (
+        LLAMAINDEX_PARSER,
+        {
+            "size": Knob("chunk_size", "chunk_size"),
+            "overlap": Knob("chunk_overlap", "chunk_overlap"),
+        },
+    ),
+    (
+        CHONKIE_CHUNKER,
+        {
+            "size": Knob("chunk_size", "chunk_size"),
+            "overlap": Knob("chunk_overlap", "chunk_overlap"),
+        },
+    ),
     # chunkerify() fixes the size; the overlap is an argument of every call
-    (SEMCHUNK_CHUNKER, {"size": Knob("chunk_size", "chunk_size"),
-                        "overlap": Knob("overlap", None)}),
+    (
+        SEMCHUNK_CHUNKER,
+        {"size": Knob("chunk_size", "chunk_size"), "overlap": Knob("overlap", None)},
+    ),
 )
 """The one table of what each known library calls the sweep's ``size`` and ``overlap``."""
-# fmt: on
 
 
 @dataclass(frozen=True)
@@ -104,7 +119,7 @@ def apply(
             for attribute, value in attributes.items():
                 setattr(copied, attribute, value)
     except USER_FAULTS as exc:  # the library's object refused the copy or the change
-        shown = ", ".join(f"{k}={v!r}" for k, v in attributes.items())
+        shown = ", ".join(f"{attribute}={value!r}" for attribute, value in attributes.items())
         raise ChunkrecallError(
             f"cannot copy the chunker, a {type(obj).__name__}, with {shown}: {describe(exc)}"
         ) from None
@@ -118,7 +133,11 @@ def _check_copy(copied: Any) -> None:
     if kind is None:
         return
     knobs = dict(LIBRARY_KNOBS)[kind]
-    kept = {name: getattr(copied, k.attribute, None) for name, k in knobs.items() if k.attribute}
+    kept = {
+        name: getattr(copied, knob.attribute, None)
+        for name, knob in knobs.items()
+        if knob.attribute
+    }
     size, overlap = kept.get("size"), kept.get("overlap")
     if isinstance(size, int) and isinstance(overlap, int) and overlap > size:
         raise ChunkrecallError(
@@ -151,19 +170,27 @@ def _target(obj: Any, name: str, *, chunker: str) -> Target:
     what = f"a {type(obj).__name__}"
     if kind is None:
         raise _refusal(
-            name, chunker, f", {what}: it is an object that is configured already, and "
+            name,
+            chunker,
+            f", {what}: it is an object that is configured already, and "
             "pytest-chunkrecall knows where only LangChain, LlamaIndex, chonkie and semchunk "
             f"chunkers keep their settings; {_instead(chunker)}",
-        )  # fmt: skip
+        )
     what += f" (a {kind.library} {kind.what})"
     if knob is None:
         raise _refusal(
-            name, chunker, f", {what}: pytest-chunkrecall sets only {', '.join(knobs)} on a "
+            name,
+            chunker,
+            f", {what}: pytest-chunkrecall sets only {', '.join(knobs)} on a "
             f"{kind.library} {kind.what}; {_instead(chunker)}",
-        )  # fmt: skip
+        )
     if knob.attribute is None or hasattr(obj, knob.attribute):
         return Target(name, knob.keyword, knob.attribute)
-    has = [own for own, k in knobs.items() if k.attribute is None or hasattr(obj, k.attribute)]
+    has = [
+        own
+        for own, other_knob in knobs.items()
+        if other_knob.attribute is None or hasattr(obj, other_knob.attribute)
+    ]
     other = f"; it has {', '.join(has)}: sweep that" if has else ""
     raise _refusal(
         name, chunker, f", {what}: it has no {knob.attribute} attribute{other}; {_instead(chunker)}"
@@ -182,9 +209,11 @@ def _argument(obj: Any, name: str, knob: Knob | None, kind: Kind | None, *, chun
         return Target(name, wanted[0])
     called = f" ({kind.library}'s name for {name})" if own and kind and wanted[0] != name else ""
     raise _refusal(
-        name, chunker, f": it takes no argument {' or '.join(map(repr, wanted))}{called}; "
+        name,
+        chunker,
+        f": it takes no argument {' or '.join(map(repr, wanted))}{called}; "
         f"it takes {', '.join(takes) or 'none'}{did_you_mean(name, tuple(takes))}",
-    )  # fmt: skip
+    )
 
 
 def _refusal(name: str, chunker: str, why: str) -> ChunkrecallError:
@@ -222,7 +251,9 @@ def _keywords(obj: Any) -> tuple[list[str], bool]:
     takes: list[str] = []
     signatures = [obj]
     if inspect.isclass(obj):
-        signatures += [c.__dict__["__init__"] for c in obj.__mro__[1:] if "__init__" in c.__dict__]
+        signatures += [
+            base.__dict__["__init__"] for base in obj.__mro__[1:] if "__init__" in base.__dict__
+        ]
     for function in signatures:
         if function is object.__init__:
             return takes, False
@@ -231,12 +262,13 @@ def _keywords(obj: Any) -> tuple[list[str], bool]:
         except (TypeError, ValueError):
             return takes, True  # no signature to read: let the call itself say
         takes += [
-            p.name
-            for p in parameters
-            if p.name not in ("self", "text", *takes)
-            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD, p.POSITIONAL_ONLY)
+            parameter.name
+            for parameter in parameters
+            if parameter.name not in ("self", "text", *takes)
+            and parameter.kind
+            not in (parameter.VAR_POSITIONAL, parameter.VAR_KEYWORD, parameter.POSITIONAL_ONLY)
         ]
-        if not any(p.kind is p.VAR_KEYWORD for p in parameters):
+        if not any(parameter.kind is parameter.VAR_KEYWORD for parameter in parameters):
             return takes, False
         if not inspect.isclass(obj):
             return takes, True

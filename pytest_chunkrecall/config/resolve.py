@@ -36,9 +36,10 @@ def resolve(reference: str, *, what: str, where: str | None) -> Any:
             target = getattr(target, part)
         except AttributeError:
             public = sorted(
-                n
-                for n in dir(target)
-                if not n.startswith("_") and not inspect.ismodule(getattr(target, n, None))
+                attribute
+                for attribute in dir(target)
+                if not attribute.startswith("_")
+                and not inspect.ismodule(getattr(target, attribute, None))
             )
             shown = ", ".join(public[:12]) + (", …" if len(public) > 12 else "")
             raise ChunkrecallError(

@@ -14,9 +14,15 @@ from .limits import k_problem
 
 MATCH_MODES = ("exact", "normalized", "fuzzy")
 SETTING_KEYS = (
-    "corpus", "chunker", "chunker_args", "retriever", "retriever_args",
-    "k", "match", "fuzzy_threshold",
-)  # fmt: skip
+    "corpus",
+    "chunker",
+    "chunker_args",
+    "retriever",
+    "retriever_args",
+    "k",
+    "match",
+    "fuzzy_threshold",
+)
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
@@ -72,11 +78,11 @@ class Settings:
         name another one than ``other`` does, ``other``'s arguments are not its.
         """
         values = {
-            f.name: getattr(other, f.name)
-            if getattr(self, f.name) is None
-            else getattr(self, f.name)
-            for f in fields(self)
-            if f.name in SETTING_KEYS
+            setting.name: getattr(other, setting.name)
+            if getattr(self, setting.name) is None
+            else getattr(self, setting.name)
+            for setting in fields(self)
+            if setting.name in SETTING_KEYS
         }
         for kind in ("chunker", "retriever"):
             mine = getattr(self, kind)
@@ -122,7 +128,11 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
         return value, None
     if key in ("chunker_args", "retriever_args"):
         slips = (
-            [k for k, v in value.items() if isinstance(k, str) and ":" in k and v is None]
+            [
+                argument
+                for argument, given in value.items()
+                if isinstance(argument, str) and ":" in argument and given is None
+            ]
             if isinstance(value, dict)
             else []
         )
@@ -132,7 +142,7 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
                 value,
                 f"reads {slips[0]!r} as one key: YAML needs a space after the colon, e.g. {{{name}: {number}}}",
             )
-        if not isinstance(value, dict) or not all(isinstance(k, str) for k in value):
+        if not isinstance(value, dict) or not all(isinstance(argument, str) for argument in value):
             return (
                 value,
                 "must be a mapping of argument names to values, e.g. {size: 800, overlap: 200}",
@@ -142,7 +152,7 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
         patterns = [value] if isinstance(value, str) else value
         if not isinstance(patterns, list) or not patterns:
             return value, "must be a glob pattern or a list of them, e.g. ../docs/*.md"
-        if not all(isinstance(p, str) and p.strip() for p in patterns):
+        if not all(isinstance(pattern, str) and pattern.strip() for pattern in patterns):
             return value, "every corpus pattern must be non-empty text"
         return tuple(patterns), None
     raise AssertionError(key)

@@ -5,6 +5,14 @@ from .reading import load, parse
 from .values import CASE_KEYS, FILE_KEYS, Case, GoldFile, Span, SpanRange, slug
 
 __all__ = [
-    "CASE_KEYS", "FILE_KEYS", "Case", "GoldError", "GoldFile", "Span", "SpanRange",
-    "load", "parse", "slug",
-]  # fmt: skip
+    "CASE_KEYS",
+    "FILE_KEYS",
+    "Case",
+    "GoldError",
+    "GoldFile",
+    "Span",
+    "SpanRange",
+    "load",
+    "parse",
+    "slug",
+]

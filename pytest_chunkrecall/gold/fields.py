@@ -97,7 +97,7 @@ def read_case(node: yaml.Node, where: Where) -> Case:
     def get(key: str, read: Callable[[yaml.Node], T]) -> T | None:
         return read(fields[key][1]) if key in fields else None
 
-    question = get("question", lambda n: _text(n, "question", where))
+    question = get("question", lambda value_node: _text(value_node, "question", where))
     if question is None:
         raise GoldError("this case has no 'question:'", where=f"{where.name}:{line}")
     if "needle" in fields and "needles" in fields:
@@ -106,9 +106,9 @@ def read_case(node: yaml.Node, where: Where) -> Case:
         )
     needles: tuple[str, ...] | None
     if "needles" in fields:
-        needles = get("needles", lambda n: _texts(n, "needles", where))
+        needles = get("needles", lambda value_node: _texts(value_node, "needles", where))
     else:
-        one = get("needle", lambda n: _text(n, "needle", where))
+        one = get("needle", lambda value_node: _text(value_node, "needle", where))
         needles = (one,) if one is not None else None
     if not needles:
         raise GoldError(
@@ -116,20 +116,22 @@ def read_case(node: yaml.Node, where: Where) -> Case:
             "'needles: [...]' for several",
             where=f"{where.name}:{line}",
         )
-    case_id = get("id", lambda n: _case_id(n, where)) or slug(question)
+    case_id = get("id", lambda value_node: _case_id(value_node, where)) or slug(question)
     return Case(
         id=case_id,
         question=question,
         needles=needles,
-        span=get("span", lambda n: _span(n, where)),
+        span=get("span", lambda value_node: _span(value_node, where)),
         line=line,
-        k=get("k", lambda n: _checked("k", n, where)),
-        match=get("match", lambda n: _checked("match", n, where)),
-        fuzzy_threshold=get("fuzzy_threshold", lambda n: _checked("fuzzy_threshold", n, where)),
-        xfail=get("xfail", lambda n: _reason(n, "xfail", where)),
-        skip=get("skip", lambda n: _reason(n, "skip", where)),
-        marks=get("marks", lambda n: _marks(n, where)) or (),
-        doc=get("doc", lambda n: read_doc(n, where)),
+        k=get("k", lambda value_node: _checked("k", value_node, where)),
+        match=get("match", lambda value_node: _checked("match", value_node, where)),
+        fuzzy_threshold=get(
+            "fuzzy_threshold", lambda value_node: _checked("fuzzy_threshold", value_node, where)
+        ),
+        xfail=get("xfail", lambda value_node: _reason(value_node, "xfail", where)),
+        skip=get("skip", lambda value_node: _reason(value_node, "skip", where)),
+        marks=get("marks", lambda value_node: _marks(value_node, where)) or (),
+        doc=get("doc", lambda value_node: read_doc(value_node, where)),
     )
 
 
@@ -204,7 +206,7 @@ def _marks(node: yaml.Node, where: Where) -> tuple[str, ...]:
     value = _value(node, "marks", where)
     names = [value] if isinstance(value, str) else value
     if not isinstance(names, list) or not all(
-        isinstance(n, str) and _MARK_NAME.match(n) for n in names
+        isinstance(name, str) and _MARK_NAME.match(name) for name in names
     ):
         raise GoldError("'marks' must be a list of mark names, e.g. [slow]", where=where.at(node))
     return tuple(names)

@@ -53,7 +53,7 @@ def yaml_errors(text: str, name: str) -> Iterator[None]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = mark.line + 1 if mark else 1
-        problem = " ".join(p for p in (exc.context, exc.problem) if p)
+        problem = " ".join(part for part in (exc.context, exc.problem) if part)
         if mark is not None and _tab_at(text, mark.line, mark.column):
             raise GoldError(
                 "invalid YAML: a tab in the indentation; YAML indents with spaces only, "

@@ -10,9 +10,19 @@ from ..config.settings import SETTING_KEYS, Settings
 
 FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
 CASE_KEYS = (
-    "id", "question", "needle", "needles", "span", "doc",
-    "k", "match", "fuzzy_threshold", "xfail", "skip", "marks",
-)  # fmt: skip
+    "id",
+    "question",
+    "needle",
+    "needles",
+    "span",
+    "doc",
+    "k",
+    "match",
+    "fuzzy_threshold",
+    "xfail",
+    "skip",
+    "marks",
+)
 
 
 @dataclass(frozen=True)
