@@ -36,52 +36,88 @@ def place(
     document is placed at its first occurrence from the previous chunk's start
     on (at that start only when it is nested in the previous chunk).
     """
-    finder = _Finder(document)
-    found: list[tuple[int, int] | None] = []
-    cursor = 0
-    full_searches_failed = 0
-    previous: tuple[int, int] | None = None
-    previous_hinted = True
-    stride: int | None = None
-    for text, hint in pieces:
-        predicted = None
-        if previous is not None and stride:
-            predicted = previous[0] + stride
-        elif previous is not None and overlap is not None:
-            predicted = previous[1] - overlap
-        if predicted is not None and predicted < 0:
-            predicted = None  # startswith at a negative offset would look at the document's end
-        held = hint is not None and document.startswith(text, hint)
+    placer = _Placer(document, overlap)
+    return [placer.place(text, hint) for text, hint in pieces]
+
+
+class _Placer:
+    """Places one document's chunks in order, each by the first strategy that finds it:
+    the chunker's own start, where the stride so far predicts it, forward from the
+    previous chunk, before the previous chunk, and last a hint that looked doubtful."""
+
+    def __init__(self, document: str, overlap: int | None) -> None:
+        self.document = document
+        self.overlap = overlap
+        self.finder = _Finder(document)
+        self.cursor = 0  # where the search for the next chunk starts
+        self.previous: tuple[int, int] | None = None
+        self.previous_hinted = True  # the previous chunk sits where its hint said
+        self.stride: int | None = None  # from the chunk before the previous one to it
+        self.full_searches_failed = 0
+
+    def place(self, text: str, hint: int | None) -> tuple[int, int] | None:
+        """Where ``text`` sits, after the chunks placed so far; ``None`` if nowhere."""
+        held = hint is not None and self.document.startswith(text, hint)
         # A hint back before the previous chunk, right after a chunk placed
         # without its own hint, is a library that lost count (LangChain's
         # start_index after a chunk it could not find searches again from near
         # the top, and finds a passage that repeats): it is the last resort.
-        doubtful = held and hint is not None and hint < cursor and not previous_hinted
-        where: tuple[int, int] | None = None
-        if held and not doubtful:
-            assert hint is not None
-            where = (hint, hint + len(text))
-        elif predicted is not None and document.startswith(text, predicted):
-            where = (predicted, predicted + len(text))
+        doubtful = held and hint is not None and hint < self.cursor and not self.previous_hinted
+        where = (
+            (self._at_hint(text, hint) if held and not doubtful else None)
+            or self._at_prediction(text)
+            or self._searched(text, doubtful=doubtful)
+            or (self._at_hint(text, hint) if doubtful else None)
+        )
+        self._advance(where, text, hint)
+        return where
+
+    def _at_hint(self, text: str, hint: int | None) -> tuple[int, int]:
+        """The chunker's own start offset, already checked to hold ``text``."""
+        assert hint is not None
+        return hint, hint + len(text)
+
+    def _at_prediction(self, text: str) -> tuple[int, int] | None:
+        """Where the last stride between chunks puts ``text``, or for the second chunk,
+        the configured ``overlap`` back from the first one's end."""
+        if self.previous is None:
+            return None
+        if self.stride:
+            predicted = self.previous[0] + self.stride
+        elif self.overlap is not None:
+            predicted = self.previous[1] - self.overlap
         else:
-            full = full_searches_failed < _MAX_FULL_SEARCHES
-            where = _after(finder, text, previous, cursor, full=full)
-            if where is None and full and not doubtful and previous is not None:
-                # Before the previous chunk's start: the next level of a hierarchy
-                # given level by level (all parents, then all children).
-                where = finder.search(text, 0, 0, full=True, end=previous[0] + len(text))
-            if where is None and full:
-                full_searches_failed += 1
-            if where is None and doubtful:
-                assert hint is not None
-                where = (hint, hint + len(text))
-        previous_hinted = where is not None and where[0] == hint
-        if where is not None:
-            cursor = where[0] + 1 if text else where[0]
-            stride = where[0] - previous[0] if previous is not None else None
-            previous = where
-        found.append(where)
-    return found
+            return None
+        # startswith at a negative offset would look at the document's end
+        if predicted < 0 or not self.document.startswith(text, predicted):
+            return None
+        return predicted, predicted + len(text)
+
+    def _searched(self, text: str, *, doubtful: bool) -> tuple[int, int] | None:
+        """``text`` looked for forward from the previous chunk, then before it; once a few
+        chunks were found nowhere, the chunker rewrites text and only nearby is looked at."""
+        full = self.full_searches_failed < _MAX_FULL_SEARCHES
+        where = _after(self.finder, text, self.previous, self.cursor, full=full)
+        if where is None and full and not doubtful:
+            where = self._before_previous(text)
+        if where is None and full:
+            self.full_searches_failed += 1
+        return where
+
+    def _before_previous(self, text: str) -> tuple[int, int] | None:
+        """``text`` before the previous chunk's start: the next level of a hierarchy given
+        level by level (all parents, then all children)."""
+        if self.previous is None:
+            return None
+        return self.finder.search(text, 0, 0, full=True, end=self.previous[0] + len(text))
+
+    def _advance(self, where: tuple[int, int] | None, text: str, hint: int | None) -> None:
+        self.previous_hinted = where is not None and where[0] == hint
+        if where is None:
+            return
+        self.cursor = where[0] + 1 if text else where[0]
+        self.stride = where[0] - self.previous[0] if self.previous is not None else None
+        self.previous = where
 
 
 def _after(
