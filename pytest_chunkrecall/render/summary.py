@@ -11,9 +11,10 @@ from pathlib import Path
 from typing import Literal
 
 from ..baseline.gating import GateOutcome, regression_note
+from ..errors import counted
 from ..run.fold import RunSummary
 from . import gold_file, terminal
-from .terminal import Kind, Line, count
+from .terminal import Kind, Line
 
 Style = Literal["plain", "bold", "red", "red_bold", "yellow"]
 
@@ -122,7 +123,7 @@ def slow_listing(failed: int) -> str:
     """What to do about pytest's failure listing, whose time grows with the square of the
     number of failures (each failure's teardown sections are looked up among every report)."""
     return (
-        f"chunkrecall: {count(failed, 'gold case')} failed, and pytest takes time that grows "
+        f"chunkrecall: {counted(failed, 'gold case')} failed, and pytest takes time that grows "
         "with the square of their number to list failures: --tb=line, or --tb=no with "
         "--chunkrecall-report or --chunkrecall-html, avoids that listing"
     )
