@@ -14,7 +14,7 @@ import os
 import secrets
 import stat
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -119,8 +119,9 @@ def real_target(path: Path) -> Path:
     return Path(os.path.realpath(path))
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same folder, then rename it.
+def write_atomically(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, one after another) to ``path`` through a temporary file
+    in the same folder, then rename it.
 
     A symlink is written through. An existing file keeps its mode; a new one gets the
     mode the umask gives. Raises :class:`OSError` (the old file intact) on failure.
@@ -141,8 +142,12 @@ def write_atomically(path: Path, text: str) -> None:
             os.fchmod(fd, stat.S_IMODE(existing.st_mode))
             if (existing.st_uid, existing.st_gid) != (os.geteuid(), os.getegid()):
                 _keep_owner(fd, existing)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        # text that is not valid Unicode (lone surrogates) is written escaped, never refused
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace") as handle:
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
             handle.flush()
             os.fsync(handle.fileno())  # a full disk shows here, not after the rename
         os.replace(temporary, target)

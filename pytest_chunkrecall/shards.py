@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from .baseline import saved as baseline
+from .baseline.drift import Drift, drift, span_documents
 from .baseline.gating import (
     GATES,
     GateOutcome,
@@ -20,16 +21,19 @@ from .baseline.gating import (
     accept_command,
     case_outcome,
     existing_cases,
-    judge,
+    gate_run,
 )
 from .errors import ChunkrecallError
+from .evaluation.case_facts import CaseBrief
 from .evaluation.results import CaseResult
 from .files import write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
 from .run import sweep
-from .run.merge import merge, read_report, record_of
-from .run.record import RunRecord
+from .run.entry import CaseEntry
+from .run.fold import RunFold, fingerprints_of, setups_of
+from .run.merge import Shard, gather, read_report, shard_of
+from .run.spool import Spool
 
 MERGE_HELP = "Merge the JSON reports of disjoint shards into the report of one run"
 COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit status of one run"
@@ -102,10 +106,14 @@ def run_merge(args: argparse.Namespace) -> int:
         raise ChunkrecallError(
             f"--out {out}: the folder {out.parent} does not exist; create it first"
         )
-    record = merge([(str(path), read_report(path)) for path in inputs])
-    report = json_report.report(record, GateOutcome(), baseline_name=None)
-    _write(out, json_report.dumps(report))
-    cases, files = len(record.cases), len(record.gold_file_paths())
+    fold, spool = gather([(str(path), read_report(path)) for path in inputs], fold=_fold)
+    try:
+        summary = fold.finish()
+        report = json_report.head(summary, GateOutcome(), baseline_name=None)
+        _write(out, json_report.text(report, spool.texts()))
+    finally:
+        spool.close()
+    cases, files = len(fold), len(fold.gold_file_paths())
     print(
         f"merge: {len(inputs)} reports, {cases} case{'s' * (cases != 1)} of "
         f"{files} gold file{'s' * (files != 1)} -> {out}"
@@ -117,36 +125,58 @@ def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
     name = str(args.report)
-    record = record_of(read_report(args.report), name=name)
+    data = read_report(args.report)
     base = baseline.load(args.baseline, name=str(args.baseline))
+    shard = shard_of(data, name=name)
+    # what changed since the baseline: a regression in a changed document says so
+    changed = drift(base, setups_of(shard.gold_info), fingerprints_of(shard.gold_info))
+
+    def outcome_of(case: CaseEntry) -> CaseEntry:
+        return _outcome(case, base, settings, changed)
+
+    fold, spool = gather(
+        [(name, data)], fold=lambda shard: _fold(shard, base, settings.alpha), each=outcome_of
+    )
+    try:
+        return _compare(args, settings, base, fold, spool)
+    finally:
+        spool.close()
+
+
+def _compare(
+    args: argparse.Namespace,
+    settings: GateSettings,
+    base: baseline.Baseline,
+    fold: RunFold,
+    spool: Spool,
+) -> int:
     rootdir: Path = args.rootdir
-    gold_files = record.gold_file_paths()
+    gold_files = fold.gold_file_paths()
     found = any((rootdir / path).exists() for path in gold_files)
-    outcome = judge(
+    # without the gold files at hand, no case can be called removed
+    summary = fold.finish(existing=existing_cases(rootdir, gold_files, base) if found else {})
+    outcome = gate_run(
         settings,
-        record.results(),
+        summary.totals,
+        comparison=summary.comparison,
         baseline=base,
         name=str(args.baseline),
-        # without the gold files at hand, no case can be called removed
-        existing=existing_cases(rootdir, gold_files, base) if found else {},
-        setups=record.setups(),
-        documents=record.fingerprints(),
+        gold_files=summary.evaluated_files,
+        setups=summary.setups(),
+        documents=summary.fingerprints(),
     )
-    record = _outcomes(record, base, settings, outcome)
-    outcome.errors += sweep.failures(record.sweep_rows(alpha=settings.alpha))
+    outcome.errors += sweep.failures(summary.sweep_rows)
     if not found:
         outcome.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"
         )
-    status = 1 if record.failed() or outcome.fails_run else 0
+    status = 1 if summary.failed or outcome.fails_run else 0
     accept = accept_command(
-        record.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
+        summary.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )
     if args.report_out is not None:
-        report = json_report.report(
-            record, outcome, baseline_name=str(args.baseline), alpha=settings.alpha
-        )
-        _write(args.report_out, json_report.dumps(report))
+        report = json_report.head(summary, outcome, baseline_name=str(args.baseline))
+        _write(args.report_out, json_report.text(report, spool.texts()))
     context = SummaryContext(
         baseline_name=str(args.baseline),
         accept=accept,
@@ -154,19 +184,19 @@ def run_compare(args: argparse.Namespace) -> int:
         alpha=settings.alpha,
     )
     print(" chunkrecall ".center(80, "="))
-    for line, _ in summary_lines(record, outcome, context):
-        print(line)
-    text = markdown.render(record, outcome, accept=accept, failed=bool(status))
+    for line in summary_lines(summary, outcome, context):
+        print(line.text)
+    text = markdown.render(summary, outcome, accept=accept, failed=bool(status))
     if args.markdown is not None:
-        _write(args.markdown, text)
+        _write(args.markdown, [text])
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8") as handle:
+        with open(step_summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
     return status
 
 
-def _write(path: Path, text: str) -> None:
+def _write(path: Path, text: Iterable[str]) -> None:
     """Write one of the command's files whole, or say why it cannot be written."""
     try:
         write_atomically(path, text)
@@ -188,25 +218,26 @@ def _settings(args: argparse.Namespace) -> GateSettings:
     return GateSettings(args.gate, args.alpha, args.min_effect, args.max_drop, args.min_hit_rate)
 
 
-def _outcomes(
-    record: RunRecord, base: baseline.Baseline, settings: GateSettings, outcome: GateOutcome
-) -> RunRecord:
-    """The record with each evaluated case's outcome and baseline entry as a run against
-    ``base`` would give them."""
-    updates: dict[str, dict[str, Any]] = {}
-    for case in record.cases:
-        if not case.get("verdict"):
-            continue
-        result = CaseResult.from_json(case)
-        entry = base.get(result.gold_file, result.id)
-        update: dict[str, Any] = {
-            "outcome": case_outcome(result, entry, xfail=case.get("xfail"), gate=settings.gate),
-            "baseline": None,
-        }
-        if entry is not None:
-            was = entry.to_json()
-            if entry.hit and not result.hit and outcome.document_changed(result):
+def _fold(shard: Shard, base: baseline.Baseline | None = None, alpha: float = 0.05) -> RunFold:
+    return RunFold(
+        baseline=base, sweep_spec=shard.sweep_spec, alpha=alpha, setup_args=shard.setup_args
+    )
+
+
+def _outcome(
+    case: CaseEntry, base: baseline.Baseline, settings: GateSettings, changed: Drift
+) -> CaseEntry:
+    """The case's entry with the outcome and baseline entry a run against ``base`` gives it."""
+    if not case.get("verdict"):
+        return case
+    brief = CaseBrief.of(case)
+    entry = base.get(brief.gold_file, brief.id)
+    decided = case_outcome(brief, entry, xfail=case.get("xfail"), gate=settings.gate)
+    was = None
+    if entry is not None:
+        was = entry.to_json()
+        if entry.hit and not brief.hit:
+            documents = span_documents(CaseResult.from_json(case))
+            if documents & set(changed.changed):
                 was["document_changed"] = True
-            update["baseline"] = was
-        updates[case["nodeid"]] = update
-    return record.with_updates(updates)
+    return {**case, "baseline": was, "outcome": decided.outcome}

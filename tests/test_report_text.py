@@ -1,14 +1,16 @@
-"""The JSON report's text: what json.dumps would write, joined in batches, for any size of report."""
+"""The JSON report's text: the head indented, each case the one line its entry was written as."""
 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.render import json_report
+from pytest_chunkrecall.run import entry
 
 VALUES = st.recursive(
     st.none()
@@ -21,26 +23,31 @@ VALUES = st.recursive(
     ),
     max_leaves=20,
 )
+HEADS = st.dictionaries(st.text(max_size=6).filter(lambda key: key != "cases"), VALUES, max_size=5)
+CASES = st.lists(st.dictionaries(st.text(max_size=6), VALUES, max_size=4), max_size=5)
 
 
-@given(st.dictionaries(st.text(max_size=6), VALUES, max_size=5))
-def test_the_text_is_what_json_dumps_gives(report):
-    assert json_report.dumps(report) == json.dumps(report, indent=2, allow_nan=False) + "\n"
+def text_of(head: dict[str, Any], cases: list[dict[str, Any]]) -> str:
+    texts = [entry.encode(case) for case in cases]
+    return "".join(json_report.text({**head, "cases": []}, texts))
 
 
-def test_a_report_of_many_batches_is_whole_and_in_order():
-    cases = [
-        {"nodeid": f"gold/a.yaml::c{n}", "top": [{"rank": r} for r in range(5)]}
-        for n in range(20_000)
-    ]
-    report = {"chunkrecall_report": 1, "cases": cases}
-    text = json_report.dumps(report)
-    pieces = sum(1 for _ in json.JSONEncoder(indent=2).iterencode(report))
-    assert pieces > 2 * json_report._BATCH  # joined in several batches
-    assert text == json.dumps(report, indent=2) + "\n"
-    assert json.loads(text) == report
+@given(HEADS, CASES)
+def test_the_text_reads_as_the_report_with_its_cases_in_order(head, cases) -> None:
+    assert json.loads(text_of(head, cases)) == {**head, "cases": cases}
 
 
-def test_nan_is_refused():
+@given(HEADS, CASES)
+def test_each_case_is_one_line_and_the_rest_is_indented_as_json_dumps_does(head, cases) -> None:
+    assert text_of(head, []) == json.dumps({**head, "cases": []}, indent=2) + "\n"
+    if not cases:
+        return
+    listed = text_of(head, cases).split('\n  "cases": [\n', 1)[1].split("\n  ]", 1)[0]
+    lines = listed.split(",\n")
+    assert all(line.startswith("    {") and "\n" not in line for line in lines)
+    assert [json.loads(line) for line in lines] == cases
+
+
+def test_nan_is_refused() -> None:
     with pytest.raises(ValueError, match="not JSON compliant"):
-        json_report.dumps({"mrr": float("nan")})
+        text_of({"mrr": float("nan")}, [])

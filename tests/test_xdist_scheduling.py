@@ -158,12 +158,19 @@ import sys
 
 from logging_chunker import log
 
-CONTROLLER_ONLY = ("recorder", "ending", "outputs", "summary", "gate")
+CONTROLLER_ONLY = (
+    "plugin.owner",
+    "run.fold",
+    "run.spool",
+    "render.summary",
+    "render.json_report",
+    "render.html",
+)
 
 
 def pytest_sessionfinish(session):
     if hasattr(session.config, "workerinput"):
-        log(loaded=[m for m in CONTROLLER_ONLY if f"pytest_chunkrecall.plugin.{m}" in sys.modules])
+        log(loaded=[m for m in CONTROLLER_ONLY if f"pytest_chunkrecall.{m}" in sys.modules])
 """
 
 

@@ -7,17 +7,18 @@ merged report of shards passes or fails exactly as the one run would have.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..errors import ChunkrecallError
+from ..evaluation.case_facts import Scored
 from ..evaluation.results import CaseResult, Totals
 from ..gold import load
 from ..measures.statistics import Gate, PairedComparison, compare_pairs, gate_line
 from .drift import DOCUMENT_CHANGED, Drift, drift, span_documents
-from .saved import UPDATE, Baseline, Comparison, Entry, classify, compare
+from .saved import UPDATE, Baseline, Comparison, Entry, classify
 
 GATES: tuple[Gate, ...] = ("cases", "significant")
 
@@ -70,9 +71,7 @@ class GateOutcome:
         return bool(span_documents(result) & set(self.drift.changed))
 
 
-def expectation(
-    entry: Entry | None, result: CaseResult, *, gate: Gate, updating: bool
-) -> str | None:
+def expectation(entry: Entry | None, result: Scored, *, gate: Gate, updating: bool) -> str | None:
     """Why a missed case is an expected failure, or ``None``: it fails.
 
     For a case without a YAML ``xfail`` whose needles are in the corpus (an
@@ -93,44 +92,63 @@ def expectation(
     return None
 
 
-def case_outcome(result: CaseResult, entry: Entry | None, *, xfail: str | None, gate: Gate) -> str:
-    """The test outcome a case gets in a compare run: what :func:`expectation` and a YAML
-    ``xfail`` make of its verdict, as ``CaseItem.runtest`` does."""
+@dataclass(frozen=True)
+class CaseOutcome:
+    """A case's test outcome, and why a miss is an expected failure when the baseline says so
+    (``None`` for a YAML ``xfail``, whose reason is the gold file's)."""
+
+    outcome: Literal["passed", "xpassed", "xfailed", "failed"]
+    reason: str | None = None
+
+
+def case_outcome(
+    result: Scored, entry: Entry | None, *, xfail: str | None, gate: Gate, updating: bool = False
+) -> CaseOutcome:
+    """The test outcome of an evaluated case: the one decision ``CaseItem.runtest`` and the
+    ``compare`` command both take.
+
+    A hit passes (an ``xpassed`` under a YAML ``xfail``); a YAML ``xfail`` keeps its own
+    meaning; an ``absent`` needle is a gold-data error to fix, never a miss to accept;
+    any other miss is an expected failure when :func:`expectation` says why.
+    """
     if result.hit:
-        return "xpassed" if xfail is not None else "passed"
+        return CaseOutcome("xpassed" if xfail is not None else "passed")
     if xfail is not None:
-        return "xfailed"
-    if result.verdict != "absent" and expectation(entry, result, gate=gate, updating=False):
-        return "xfailed"
-    return "failed"
+        return CaseOutcome("xfailed")
+    if result.verdict != "absent":
+        reason = expectation(entry, result, gate=gate, updating=updating)
+        if reason is not None:
+            return CaseOutcome("xfailed", reason)
+    return CaseOutcome("failed")
 
 
-def judge(
+def gate_run(
     settings: GateSettings,
-    results: Sequence[CaseResult],
+    totals: Totals,
     *,
+    comparison: Comparison | None,
     baseline: Baseline | None,
     name: str,
-    existing: Mapping[str, set[str] | None],
+    gold_files: set[str],
     setups: Mapping[str, Mapping[str, Any]],
     documents: Mapping[str, Mapping[str, str]],
     gating: bool = True,
 ) -> GateOutcome:
-    """The floors on the totals, and the comparison with ``baseline`` (named ``name``).
+    """Gate the run: the floors on its ``totals``, and its ``comparison`` with ``baseline``
+    (named ``name``), with the drift of its ``gold_files``' setups and documents.
 
     ``gating`` false (an update, an interrupted run) compares without failing anything
     on the comparison.
     """
     outcome = GateOutcome()
-    totals = Totals.of(results)
     floor = settings.min_hit_rate
     if floor is not None and totals.cases and totals.hit_rate < floor:
         outcome.failures.append(
             f"hit-rate {totals.hit_rate:.1%} is below chunkrecall_min_hit_rate {floor:.1%}"
         )
-    if baseline is None:
+    if baseline is None or comparison is None:
         return outcome
-    comparison = outcome.comparison = compare(baseline, results, existing=existing)
+    outcome.comparison = comparison
     outcome.drift = drift(baseline, setups, documents)
     before, after = paired_hits(comparison)
     outcome.paired = compare_pairs(before, after, alpha=settings.alpha)
@@ -147,8 +165,7 @@ def judge(
             f"{-outcome.paired.delta_points:.1f} pts; chunkrecall_min_effect is "
             f"{settings.min_effect:g})"
         )
-    ran = {result.gold_file for result in results}
-    if comparison.new and len(baseline) and not ran & set(baseline.cases):
+    if comparison.new and len(baseline) and not gold_files & set(baseline.cases):
         outcome.notes.append(
             f"none of this run's gold files is in baseline {name} "
             f"(it has {len(baseline)} cases of {', '.join(sorted(baseline.cases))}): "

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ChunkrecallError, shown
+from ..evaluation.case_facts import Scored
 from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
 from ..files import read_json
 
@@ -125,13 +126,13 @@ def _entries(data: Mapping[str, Any]) -> Baseline:
 
 def updated(
     old: Baseline,
-    results: Iterable[CaseResult],
+    entries: Mapping[str, Mapping[str, Entry]],
     *,
     existing: Mapping[str, set[str] | None],
     setups: Mapping[str, Mapping[str, Any]],
     documents: Mapping[str, Mapping[str, str]] | None = None,
 ) -> Baseline:
-    """``old`` with this run's results in place of its entries.
+    """``old`` with this run's ``entries`` (by gold file, then case id) in place of its own.
 
     ``existing`` gives, for each gold file of the run and of ``old``, the case
     ids the gold file has now (``None``: the file is gone); ``setups`` and ``documents``
@@ -139,13 +140,11 @@ def updated(
     still exist but did not run this time (deselected, skipped) are kept; entries
     of cases and gold files that no longer exist are dropped.
     """
-    cases = {path: dict(entries) for path, entries in old.cases.items()}
+    cases = {path: dict(found) for path, found in old.cases.items()}
     kept_setups = dict(old.setups)
     kept_documents = {path: dict(found) for path, found in old.documents.items()}
-    for result in results:
-        cases.setdefault(result.gold_file, {})[result.id] = Entry(
-            result.verdict, result.rank, result.span_split
-        )
+    for path, now in entries.items():
+        cases.setdefault(path, {}).update(now)
     for path, ids in existing.items():
         if ids is None:
             cases.pop(path, None)
@@ -204,7 +203,7 @@ def dumps(baseline: Baseline) -> str:
 Change = Literal["new", "regression", "improvement", "known_miss", "still_hit"]
 
 
-def classify(entry: Entry | None, result: CaseResult) -> Change:
+def classify(entry: Entry | None, result: Scored) -> Change:
     """What a case's result is against its baseline entry (``None``: the baseline lacks it).
 
     The one place that decides it: the case's test outcome and the run's
@@ -219,12 +218,16 @@ def classify(entry: Entry | None, result: CaseResult) -> Change:
 
 @dataclass(frozen=True)
 class Comparison:
-    """How this run's results differ from the baseline's, over the cases this run evaluated."""
+    """How this run's results differ from the baseline's, over the cases this run evaluated.
+
+    Each list is in gold-file and line order. A regression keeps the case's whole
+    result (its message says where the span lies); the other changes only name theirs.
+    """
 
     regressions: list[tuple[CaseResult, Entry]]
-    improvements: list[tuple[CaseResult, Entry]]
-    known_misses: list[CaseResult]
-    new: list[CaseResult]
+    improvements: list[tuple[Scored, Entry]]
+    known_misses: list[Scored]
+    new: list[Scored]
     removed: list[str]
     common: int
     baseline_hits: int
@@ -238,32 +241,53 @@ class Comparison:
         return (self.baseline_hits - self.current_hits) * 100 / self.common
 
 
-def compare(
-    baseline: Baseline, results: Iterable[CaseResult], *, existing: Mapping[str, set[str] | None]
-) -> Comparison:
-    """Set this run's ``results`` against ``baseline``; ``existing`` as for :func:`updated`."""
-    regressions, improvements, known, new = [], [], [], []
-    common = baseline_hits = current_hits = 0
-    for result in results:
-        entry = baseline.get(result.gold_file, result.id)
-        change = classify(entry, result)
+def _order(case: Scored) -> tuple[str, int, str]:
+    return (case.gold_file, case.line, case.id)
+
+
+class ComparisonTally:
+    """The comparison with ``baseline``, added up case by case as the cases arrive."""
+
+    def __init__(self, baseline: Baseline) -> None:
+        self.baseline = baseline
+        self._regressions: list[tuple[CaseResult, Entry]] = []
+        self._improvements: list[tuple[Scored, Entry]] = []
+        self._known: list[Scored] = []
+        self._new: list[Scored] = []
+        self._common = self._baseline_hits = self._current_hits = 0
+
+    def add(self, case: Scored, result: Callable[[], CaseResult]) -> None:
+        """Set one evaluated case against its entry; ``result`` makes its whole result, which
+        only a regression keeps."""
+        entry = self.baseline.get(case.gold_file, case.id)
+        change = classify(entry, case)
         if entry is None:
-            new.append(result)
-            continue
-        common += 1
-        baseline_hits += entry.hit
-        current_hits += result.hit
+            self._new.append(case)
+            return
+        self._common += 1
+        self._baseline_hits += entry.hit
+        self._current_hits += case.hit
         if change == "regression":
-            regressions.append((result, entry))
+            self._regressions.append((result(), entry))
         elif change == "improvement":
-            improvements.append((result, entry))
+            self._improvements.append((case, entry))
         elif change == "known_miss":
-            known.append(result)
-    removed = []
-    for path, ids in existing.items():
-        for case_id in sorted(baseline.cases.get(path, {})):
-            if ids is None or case_id not in ids:
-                removed.append(f"{path}::{case_id}")
-    return Comparison(
-        regressions, improvements, known, new, removed, common, baseline_hits, current_hits
-    )
+            self._known.append(case)
+
+    def comparison(self, existing: Mapping[str, set[str] | None]) -> Comparison:
+        """What was added up; ``existing`` (as for :func:`updated`) names the removed cases."""
+        removed = []
+        for path, ids in existing.items():
+            for case_id in sorted(self.baseline.cases.get(path, {})):
+                if ids is None or case_id not in ids:
+                    removed.append(f"{path}::{case_id}")
+        return Comparison(
+            sorted(self._regressions, key=lambda pair: _order(pair[0])),
+            sorted(self._improvements, key=lambda pair: _order(pair[0])),
+            sorted(self._known, key=_order),
+            sorted(self._new, key=_order),
+            removed,
+            self._common,
+            self._baseline_hits,
+            self._current_hits,
+        )

@@ -8,23 +8,23 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ChunkrecallError
-from ..evaluation.results import CaseResult
 from ..files import locked, not_regular, write_atomically
 from . import saved as baseline
-from .saved import Baseline
+from .saved import Baseline, Entry
 
 
 def write_updated(
     path: Path,
     name: str,
-    results: Iterable[CaseResult],
+    entries: Mapping[str, Mapping[str, Entry]],
     *,
     existing: Mapping[str, set[str] | None],
     setups: Mapping[str, Mapping[str, Any]],
     documents: Mapping[str, Mapping[str, str]] | None = None,
     unevaluated: Iterable[str] = (),
 ) -> int:
-    """Merge this run's ``results`` into the baseline at ``path`` and write it; returns its size.
+    """Merge this run's ``entries`` (by gold file, then case id) into the baseline at ``path``
+    and write it; returns its size.
 
     The file is read again under its lock rather than taken from the start of the run:
     another run may have written it since, and its cases must not be lost. Cases that
@@ -36,7 +36,7 @@ def write_updated(
         with locked(path):
             current = _current(path, name)
             merged = baseline.updated(
-                current, results, existing=existing, setups=setups, documents=documents
+                current, entries, existing=existing, setups=setups, documents=documents
             )
             merged = without(merged, unevaluated)
             write_atomically(path, baseline.dumps(merged))

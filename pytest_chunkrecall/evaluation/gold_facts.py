@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, TypedDict, final
 
 from ..chunking.geometry import Geometry
-from ..chunking.survival import SpanAnalysis
-from .results import CaseResult
 
 
 @final
@@ -37,13 +34,3 @@ class GoldFailure(TypedDict):
 
 
 GoldInfo = GoldFacts | GoldFailure
-
-
-@dataclass(frozen=True)
-class GoldFileSummary:
-    """One gold file of a run: its facts (``None`` until a case of it ran), results and span arithmetic."""
-
-    path: str
-    info: GoldInfo | None
-    results: list[CaseResult]
-    analysis: SpanAnalysis | None

@@ -5,11 +5,14 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..chunking.chunk import Chunk
 from ..measures import ranks
 from ..measures.statistics import wilson
+
+if TYPE_CHECKING:
+    from .case_facts import CaseFact
 
 Verdict = Literal["hit", "split", "ranked_out", "absent"]
 VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent")
@@ -156,27 +159,19 @@ class CaseResult:
         return _plain(self)  # type: ignore[no-any-return]
 
     @classmethod
-    def from_json(
-        cls, data: Mapping[str, Any], *, shared: dict[Any, Any] | None = None
-    ) -> CaseResult:
-        """The result ``to_json`` gave. Values equal to ones in ``shared`` (chunk views, ids)
-        are taken from it, and new ones added: results read back together share them."""
-
-        def one(value: Any) -> Any:
-            return value if shared is None else shared.setdefault(value, value)
+    def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
+        """The result ``to_json`` gave (keys it does not know, such as a report's ``nodeid``,
+        are left out)."""
 
         def view(data: Mapping[str, Any]) -> ChunkView:
-            fields = {**data, "doc": one(data.get("doc")), "preview": one(data["preview"])}
-            return one(ChunkView(**fields))  # type: ignore[no-any-return]
+            return ChunkView(**data)
 
-        known = {f.name for f in fields(cls)}
+        known = _FIELDS
         values = {key: value for key, value in data.items() if key in known}
-        for key in ("gold_file", "verdict", "match", "unit"):
-            values[key] = one(values[key])
         values["top"] = [view(item) for item in values.get("top") or []]
         values["held"] = [Held(h["pattern"], view(h["chunk"])) for h in values.get("held") or []]
-        for key in ("retrieved_ids", "holding_ids"):
-            values[key] = [one(value) for value in values.get(key) or []]
+        values["retrieved_ids"] = list(values.get("retrieved_ids") or [])
+        values["holding_ids"] = list(values.get("holding_ids") or [])
         if values.get("cut"):
             cut = dict(values["cut"])
             for side in ("left", "right"):
@@ -185,9 +180,11 @@ class CaseResult:
         if values.get("closest"):
             values["closest"] = Closest(**values["closest"])
         if values.get("span_at"):
-            at = values["span_at"]
-            values["span_at"] = SpanAt(**{**at, "doc": one(at["doc"])})
+            values["span_at"] = SpanAt(**values["span_at"])
         return cls(**values)
+
+
+_FIELDS = frozenset(f.name for f in fields(CaseResult))
 
 
 @dataclass(frozen=True)
@@ -230,7 +227,8 @@ class Totals:
         return wilson(self.hits, self.cases)
 
     @classmethod
-    def of(cls, results: Iterable[CaseResult]) -> Totals:
+    def of(cls, results: Iterable[CaseResult | CaseFact]) -> Totals:
+        """The totals of ``results``, in their order (which MRR's sum follows)."""
         verdicts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
         cases = split = pieces = largest = 0
         found: list[int | None] = []

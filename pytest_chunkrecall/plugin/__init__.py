@@ -13,13 +13,13 @@ from ..config.settings import SETTING_KEYS
 from ..discovery import GoldWarning, collected_as_gold, not_collected_because
 from ..errors import counted
 from ..evaluation.suite import Suite, SuiteCache
-from ..run.packed import fields_of, pack
+from ..run import entry
 from . import hookspecs, options
 from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
 
 if TYPE_CHECKING:
-    from ..render.html import DocumentData
+    from ..render.html import ChunkWindow, DocumentData
 
 DESCRIBED = pytest.StashKey["set[str]"]()
 
@@ -174,13 +174,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[DESCRIBED] = set()
     if not hasattr(config, "workerinput"):
         # Only where reports are gathered: an xdist worker never imports the
-        # recorder, the gates and the renderers (a tenth of the plugin's import).
-        from .ending import RunEnd
-        from .recorder import Recorder
+        # run's owner, the gates and the renderers (a tenth of the plugin's import).
+        from .owner import RunOwner
 
-        recorder = Recorder(config)
-        config.pluginmanager.register(recorder, "chunkrecall-recorder")
-        config.pluginmanager.register(RunEnd(recorder), "chunkrecall-end")
+        config.pluginmanager.register(RunOwner(config), "chunkrecall-owner")
         # xdist's hooks are known however it was loaded (an entry point, -p xdist.plugin)
         scheduler = getattr(config.hook, "pytest_xdist_make_scheduler", None)
         if config.stash[OPTIONS].xdist_group and scheduler is not None and scheduler.has_spec():
@@ -252,49 +249,53 @@ def pytest_runtest_makereport(
 
 
 def documents_of(suite: Suite) -> list[DocumentData]:
-    """A suite's documents with their chunk windows, for the HTML page (see :mod:`.recorder`)."""
-    from . import recorder
-
-    return recorder.documents_of(suite)
+    """A suite's documents with their chunk windows, as the HTML page draws them."""
+    windows: dict[str, list[ChunkWindow]] = {doc.id: [] for doc in suite.documents}
+    for chunk in suite.chunks:
+        windows[chunk.doc].append({"index": chunk.index, "start": chunk.start, "end": chunk.end})
+    return [{"id": doc.id, "text": doc.text, "chunks": windows[doc.id]} for doc in suite.documents]
 
 
 def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
-    """Put the case's result (and, once per process, its gold file's facts) on the report.
+    """Put the case's entry (and, once per process, its gold file's facts) on the report.
 
     Reports travel from xdist workers to the controller as JSON, so this is how
-    the controller sees results without evaluating anything itself.
+    the controller sees results without evaluating anything itself: the entry
+    travels as the one text it is written as, which the run's owner spools.
     """
     case = item.case
+    outcome = _outcome(test_report)
     if item.result is not None:
-        # its fields as they are: pack() writes them as to_json() would, without the copies
-        data = {"nodeid": item.nodeid, **fields_of(item.result)}
-        data["xfail"] = case.xfail  # so that a merged report can tell expected misses
-        if item.sweep is not None:
-            data["sweep"] = item.sweep
+        made = entry.evaluated(
+            item.nodeid, item.result, xfail=case.xfail, outcome=outcome, sweep=item.sweep
+        )
         # the report carries them now; items live as long as the session
         item.result = item.sweep = None
     else:  # skipped, or its configuration failed: in the report, but with no verdict
-        data = {
-            "nodeid": item.nodeid,
-            "gold_file": item.plan.name,
-            "id": case.id,
-            "line": case.line,
-            "verdict": None,
-            "rank": None,
-            "span_split": None,
-            "xfail": case.xfail,
-        }
-    # Packed: pytest keeps every report until the run ends, and the recorder keeps
-    # this very object, not a copy.
-    test_report.chunkrecall = pack(data)  # type: ignore[attr-defined]
+        made = entry.unevaluated(
+            item.nodeid,
+            gold_file=item.plan.name,
+            case_id=case.id,
+            line=case.line,
+            xfail=case.xfail,
+            outcome=outcome,
+        )
+    test_report.chunkrecall = entry.dumps(made)  # type: ignore[attr-defined]
     described = item.config.stash[DESCRIBED]
     if item.plan.name not in described:
         info = item.gold_info()
         if info is not None:
             described.add(item.plan.name)
-            test_report.chunkrecall_gold = info  # type: ignore[attr-defined]
+            test_report.chunkrecall_gold = entry.encode(info)  # type: ignore[attr-defined]
             if item.config.stash[OPTIONS].html and item.suite is not None:
                 # The page draws the chunks over the documents; only the process that
                 # built the suite has them, so they travel once, with the facts.
-                test_report.chunkrecall_documents = documents_of(item.suite)  # type: ignore[attr-defined]
+                documents = entry.encode(documents_of(item.suite))
+                test_report.chunkrecall_documents = documents  # type: ignore[attr-defined]
     item.suite = None  # the suite cache keeps it while cases still run; items outlive that
+
+
+def _outcome(test_report: pytest.TestReport) -> entry.Outcome:
+    if hasattr(test_report, "wasxfail"):
+        return "xfailed" if test_report.skipped else "xpassed"
+    return test_report.outcome

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..baseline.drift import span_documents
-from ..baseline.gating import expectation
+from ..baseline.gating import case_outcome
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
@@ -212,15 +212,14 @@ class CaseItem(pytest.Item):
             ("rank", "" if result.rank is None else result.rank),
             ("span_split", result.span_split),
         ]
-        if result.hit:
-            return
-        # A YAML xfail keeps its own meaning; an absent needle is a gold-data
-        # error to fix, never a miss to accept.
-        if self.case.xfail is None and result.verdict != "absent":
-            reason = expectation(entry, result, gate=setup.gates.gate, updating=setup.update)
-            if reason is not None:
-                pytest.xfail(reason)
-        raise CaseFailed(result)
+        decided = case_outcome(
+            result, entry, xfail=self.case.xfail, gate=setup.gates.gate, updating=setup.update
+        )
+        if decided.outcome in ("passed", "xpassed"):
+            return  # pytest makes an xpass of a pass under the YAML xfail mark
+        if decided.reason is not None:
+            pytest.xfail(decided.reason)
+        raise CaseFailed(result)  # a failure, or an expected one under the YAML xfail mark
 
     def _document_changed(self, result: CaseResult) -> bool:
         """Whether the missed span lies in a document whose text the baseline knew otherwise."""
@@ -270,7 +269,10 @@ class CaseItem(pytest.Item):
         # The full explanation for the failures section, and its first line as
         # the crash message: the short summary, JUnit's message and the CI log
         # (where pytest does not trim the summary) get one line, not all of it.
-        return failure(text, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
+        # Text that is not valid Unicode (a document named with undecodable bytes) is
+        # shown escaped: no terminal, xdist channel or JUnit file can carry it as it is.
+        shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return failure(shown, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same

@@ -8,9 +8,10 @@ from typing import Any
 
 from ..chunking.geometry import Geometry
 from ..chunking.survival import SpanAnalysis, finding
+from ..evaluation.case_facts import CaseFact
 from ..evaluation.gold_facts import GoldFacts, GoldInfo
-from ..evaluation.results import CaseResult, Totals
-from .terminal import count, percent, rate
+from ..evaluation.results import Totals
+from .terminal import Line, count, percent, rate
 
 WORST_SPLITS = 5  # split cases named per gold file without -v
 
@@ -18,15 +19,15 @@ WORST_SPLITS = 5  # split cases named per gold file without -v
 def gold_file_lines(
     path: str,
     info: GoldInfo | None,
-    results: Iterable[CaseResult],
+    results: Iterable[CaseFact],
     *,
     analysis: SpanAnalysis | None = None,
     verbose: bool = False,
     same_setup_as: str | None = None,
-) -> list[str]:
+) -> list[Line]:
     """The summary lines of one gold file: totals; corpus, chunker and retriever; geometry.
 
-    Warnings start with ``!``; ``verbose`` adds chunk sizes, the full overlap
+    Warnings start with ``!`` and are of kind ``warning``; ``verbose`` adds chunk sizes, the full overlap
     range and the recommendation even when no span was split. A file whose
     setup lines (``setup_lines``) an earlier one already said names that file
     (``same_setup_as``) instead of saying them again.
@@ -34,17 +35,18 @@ def gold_file_lines(
     results = list(results)
     totals = Totals.of(results)
     if info is not None and "error" in info:
-        return [f"{path}: not evaluated: {info['error'].splitlines()[0]}"]
-    lines = [f"{path}: {rate(totals)}, split spans {totals.split_spans}"]
+        return [Line("info", f"{path}: not evaluated: {info['error'].splitlines()[0]}")]
+    lines = [Line("info", f"{path}: {rate(totals)}, split spans {totals.split_spans}")]
     if info is None:
         return lines
     spans = _spans_text(analysis, info["unit"])
     if same_setup_as is None:
         corpus, geometry, *more = setup_lines(info, verbose=verbose)
-        lines += [corpus, geometry + (f"; {spans}" if spans else ""), *more]
+        with_spans = geometry.text + (f"; {spans}" if spans else "")
+        lines += [corpus, Line(geometry.kind, with_spans), *more]
     else:
         said = f"  corpus, chunker, retriever and geometry as {same_setup_as}"
-        lines.append(said + (f"; {spans}" if spans else ""))
+        lines.append(Line("info", said + (f"; {spans}" if spans else "")))
     return (
         lines
         + _span_lines(info["geometry"], analysis, info["unit"], verbose=verbose)
@@ -52,34 +54,43 @@ def gold_file_lines(
     )
 
 
-def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[str]:
+def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[Line]:
     """What a gold file ran on: corpus, chunker and retriever, then the chunks' geometry.
 
     Gold files with the same setup have the same lines: the summary says them once.
     """
     geometry = info["geometry"]
     unit = info["unit"]
-    lines = [
+    corpus = (
         f"  corpus {info['corpus']}: {count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
         f"chunker {_call(info['chunker'], info['chunker_args'])} -> {count(info['chunks'], 'chunk')}"
         + f" (index x{geometry['index_multiplier']:.2f})"
-        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}",
-        f"  geometry: {_overlap_text(geometry, verbose=verbose)}",
+        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
+    )
+    lines = [
+        Line("info", corpus),
+        Line("info", f"  geometry: {_overlap_text(geometry, verbose=verbose)}"),
     ]
     if verbose:
         lines.append(
-            f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
-            f"max {geometry['size_max']} {unit}"
+            Line(
+                "info",
+                f"  chunk sizes p50 {geometry['size_p50']}, mean {geometry['size_mean']:g}, "
+                f"max {geometry['size_max']} {unit}",
+            )
         )
     if _undelivered(geometry):
         lines.append(
-            f"  ! configured overlap {geometry['configured_overlap']} is not delivered: "
-            f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
+            Line(
+                "warning",
+                f"  ! configured overlap {geometry['configured_overlap']} is not delivered: "
+                f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text",
+            )
         )
     return lines
 
 
-def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list[str]:
+def _split_cases(results: list[CaseFact], unit: str, *, verbose: bool) -> list[Line]:
     """The cases whose span no chunk holds, longest span first: the worst few, or all with -v."""
     split = sorted((r for r in results if r.span_split), key=lambda r: (-r.span_length, r.id))
     if not split:
@@ -87,7 +98,9 @@ def _split_cases(results: list[CaseResult], unit: str, *, verbose: bool) -> list
     shown = split if verbose else split[:WORST_SPLITS]
     names = ", ".join(f"{r.id} ({r.span_length} {unit})" for r in shown)
     more = len(split) - len(shown)
-    return [f"  split: {names}" + (f", and {more} more (-v lists them)" if more else "")]
+    return [
+        Line("info", f"  split: {names}" + (f", and {more} more (-v lists them)" if more else ""))
+    ]
 
 
 def _undelivered(geometry: Geometry) -> bool:
@@ -133,7 +146,7 @@ def _spans_text(analysis: SpanAnalysis | None, unit: str) -> str:
 
 def _span_lines(
     geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
-) -> list[str]:
+) -> list[Line]:
     """What the gold file's spans meet in that geometry: warnings, then what would fix them."""
     if analysis is None:
         return []
@@ -141,26 +154,32 @@ def _span_lines(
     too_long = analysis["longer_than_every_chunk"]
     if too_long:
         lines.append(
-            f"  ! {count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
-            f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
-            "only a larger or structural chunk can"
+            Line(
+                "warning",
+                f"  ! {count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
+                f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
+                "only a larger or structural chunk can",
+            )
         )
     observed = analysis["observed_whole"]
     if _undelivered(geometry):
         # The same splitter would not deliver a larger overlap either.
         lines.append(
-            "  a larger overlap will not help until the chunker delivers the one configured "
-            "(a line- or separator-based splitter drops overlap it cannot place on a separator)"
+            Line(
+                "info",
+                "  a larger overlap will not help until the chunker delivers the one configured "
+                "(a line- or separator-based splitter drops overlap it cannot place on a separator)",
+            )
         )
     elif verbose or (observed is not None and observed < 1):
         lines += _recommendation(analysis, unit)
     note = finding(analysis)
     if note and (verbose or (observed is not None and observed < 1)):
-        lines.append(f"  finding: {note}")
+        lines.append(Line("info", f"  finding: {note}"))
     return lines
 
 
-def _recommendation(analysis: SpanAnalysis, unit: str) -> list[str]:
+def _recommendation(analysis: SpanAnalysis, unit: str) -> list[Line]:
     current = analysis["overlap"]
     if analysis["predicted_whole"] is None or current is None:
         return []
@@ -187,7 +206,7 @@ def _recommendation(analysis: SpanAnalysis, unit: str) -> list[str]:
             parts.append(f"{label}: the current overlap {current} already does (length {longest})")
         else:
             parts.append(f"{label}: overlap {overlap} {unit} (index grows x{growth:g})")
-    return ["  to keep spans whole at this chunk size: " + "; ".join(parts)]
+    return [Line("info", "  to keep spans whole at this chunk size: " + "; ".join(parts))]
 
 
 def _call(name: str, args: Mapping[str, Any]) -> str:

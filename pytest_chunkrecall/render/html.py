@@ -30,6 +30,7 @@ has ``data-ready="1"`` once the views are built.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, TypedDict
@@ -39,8 +40,10 @@ from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_v
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
 _ASSETS = resources.files(__package__ or "pytest_chunkrecall.render")
-# What cannot stand inside a <script> element, or a JavaScript string, as itself.
-_UNSAFE = {"<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+# What cannot stand inside a <script> element, or a JavaScript string, as itself; and
+# lone surrogates (text that is not valid Unicode, as a file name of undecodable bytes
+# gives), which only a JSON string can hold, as their escapes.
+_UNSAFE = re.compile("[<>&\u2028\u2029\ud800-\udfff]")
 
 
 class ChunkWindow(TypedDict):
@@ -102,7 +105,7 @@ def render_page(data: PageData) -> str:
 def embed_json(value: object) -> str:
     """``value`` as JSON that is safe inside a ``<script>`` element and as JavaScript source."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-    return "".join(_UNSAFE.get(char, char) for char in text)
+    return _UNSAFE.sub(lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 class PageModel(TypedDict):

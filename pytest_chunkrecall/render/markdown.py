@@ -6,32 +6,27 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..baseline.gating import GateOutcome, regression_note
-from ..evaluation.results import CaseResult, Totals
-from ..run.record import RunRecord
+from ..evaluation.case_facts import Scored
+from ..run.fold import RunSummary
 from . import terminal
 
-WORST_SPLITS = 10
 
-
-def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool = False) -> str:
+def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bool = False) -> str:
     """Totals, gates, regressions, improvements and the worst split spans, as Markdown."""
-    totals = Totals.of(record.results())
-    files: list[tuple[str, Mapping[str, Any] | None, list[CaseResult]]] = [
-        (s.path, s.info, s.results) for s in record.gold_files()
-    ]
+    totals = summary.totals
     comparison, gate_failures = outcome.comparison, outcome.failures
-    status = "failed" if failed or outcome.fails_run or record.failed() else "passed"
+    status = "failed" if failed or outcome.fails_run or summary.failed else "passed"
     lines = [
         f"## chunkrecall: {terminal.rate(totals)}, split spans {totals.split_spans} — {status}",
         "",
         "| gold file | hit-rate | split spans | chunks | chunker | retriever | k |",
         "|---|---|---|---|---|---|---|",
     ]
-    for path, info, results in files:
-        mine = Totals.of(results)
-        info = info or {}
+    for gold in summary.gold_files:
+        mine = gold.totals
+        info: Mapping[str, Any] = gold.info or {}
         lines.append(
-            f"| `{path}` | {terminal.rate(mine).removeprefix('hit-rate ')} | {mine.split_spans} | "
+            f"| `{gold.path}` | {terminal.rate(mine).removeprefix('hit-rate ')} | {mine.split_spans} | "
             f"{info.get('chunks', '')} | `{info.get('chunker', '')}` | `{info.get('retriever', '')}` | "
             f"{info.get('k', '')} |"
         )
@@ -63,10 +58,7 @@ def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool
         if comparison.removed:
             lines += [f"### Removed cases ({len(comparison.removed)})", ""]
             lines += [f"- `{nodeid}`" for nodeid in comparison.removed] + [""]
-    splits = sorted(
-        (r for _, _, results in files for r in results if r.span_split),
-        key=lambda r: (-r.span_length, r.gold_file, r.line),
-    )[:WORST_SPLITS]
+    splits = summary.worst_splits
     if splits:
         lines += [
             "### Worst split spans",
@@ -74,15 +66,15 @@ def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool
             "| case | span length | cut |",
             "|---|---|---|",
         ]
-        for result in splits:
-            cut = result.cut
+        for split in splits:
+            cut = split.cut
             where = (
-                f"`{cut.doc}` @ {cut.offset}: …{_cell(cut.before)}\\|{_cell(cut.after)}…"
+                f"`{cut['doc']}` @ {cut['offset']}: …{_cell(cut['before'])}\\|{_cell(cut['after'])}…"
                 if cut
                 else ""
             )
             lines.append(
-                f"| `{result.gold_file}::{result.id}` | {result.span_length} {result.unit} | {where} |"
+                f"| `{split.gold_file}::{split.id}` | {split.span_length} {split.unit} | {where} |"
             )
         lines.append("")
     if comparison is not None and (
@@ -92,12 +84,12 @@ def render(record: RunRecord, outcome: GateOutcome, *, accept: str, failed: bool
     return "\n".join(lines) + "\n"
 
 
-def _changes(title: str, rows: list[tuple[CaseResult, str]]) -> list[str]:
+def _changes(title: str, rows: list[tuple[Scored, str]]) -> list[str]:
     if not rows:
         return []
     lines = [f"### {title} ({len(rows)})", ""]
-    for result, change in rows:
-        lines.append(f"- `{result.gold_file}::{result.id}`: {change} — {_cell(result.question)}")
+    for case, change in rows:
+        lines.append(f"- `{case.gold_file}::{case.id}`: {change} — {_cell(case.question)}")
     return [*lines, ""]
 
 

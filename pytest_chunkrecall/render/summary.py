@@ -1,4 +1,4 @@
-"""The run's section of the terminal summary, as lines with their emphasis.
+"""The run's section of the terminal summary, as lines of a kind that decides their emphasis.
 
 A pytest run writes them through its terminal reporter; ``compare`` prints them:
 the same lines either way.
@@ -11,16 +11,32 @@ from pathlib import Path
 from typing import Literal
 
 from ..baseline.gating import GateOutcome, regression_note
-from ..evaluation.results import Totals
-from ..run.record import RunRecord
+from ..errors import counted
+from ..run.fold import RunSummary
 from . import gold_file, terminal
+from .terminal import Kind, Line
 
 Style = Literal["plain", "bold", "red", "red_bold", "yellow"]
+
+STYLES: dict[Kind, Style] = {
+    "headline": "bold",
+    "info": "plain",
+    "warning": "yellow",
+    "regression": "red",
+    "gate": "bold",
+    "gate_failed": "red_bold",
+    "error": "red",
+    "failure": "red_bold",
+}
+"""The emphasis of each kind of line."""
+
+SLOW_LISTING = 300
+"""From how many failed cases on the summary says how to avoid pytest's slow failure listing."""
 
 
 @dataclass(frozen=True)
 class SummaryContext:
-    """What the summary says besides the record and the gates' outcome."""
+    """What the summary says besides the run's summary and the gates' outcome."""
 
     baseline_name: str = ""
     updating: bool = False
@@ -30,81 +46,84 @@ class SummaryContext:
     written: tuple[str, ...] | None = None  # files written (None: say every path given)
     alpha: float = 0.05
     verbose: bool = False
+    tbstyle: str | None = None  # pytest's --tb; None outside pytest
 
 
-def summary_lines(
-    record: RunRecord, outcome: GateOutcome, context: SummaryContext
-) -> list[tuple[str, Style]]:
+def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryContext) -> list[Line]:
     """The ``chunkrecall`` section, after its title; the next command to type comes last."""
-    lines: list[tuple[str, Style]] = []
-    totals = Totals.of(record.results())
-    lines.append((terminal.headline(totals), "bold"))
+    totals = summary.totals
+    lines = [Line("headline", terminal.headline(totals))]
     if totals.cases:
-        lines.append((terminal.ranks_line(totals), "plain"))
-    said: dict[tuple[str, ...], str] = {}  # setup lines, and the gold file that said them
-    for summary in record.gold_files():
+        lines.append(Line("info", terminal.ranks_line(totals)))
+    said: dict[tuple[Line, ...], str] = {}  # setup lines, and the gold file that said them
+    for gold in summary.gold_files:
         setup = None
-        if summary.info is not None and "error" not in summary.info:
-            setup = tuple(gold_file.setup_lines(summary.info, verbose=context.verbose))
-        for line in gold_file.gold_file_lines(
-            summary.path,
-            summary.info,
-            summary.results,
-            analysis=summary.analysis,
+        if gold.info is not None and "error" not in gold.info:
+            setup = tuple(gold_file.setup_lines(gold.info, verbose=context.verbose))
+        lines += gold_file.gold_file_lines(
+            gold.path,
+            gold.info,
+            gold.cases,
+            analysis=gold.analysis,
             verbose=context.verbose,
             same_setup_as=said.get(setup) if setup else None,
-        ):
-            lines.append((line, "yellow" if line.startswith("  !") else "plain"))
+        )
         if setup:
-            said.setdefault(setup, summary.path)
-    lines.append((terminal.verdict_counts(totals, expected=record.expected_misses()), "plain"))
-    rows = record.sweep_rows(alpha=context.alpha)
+            said.setdefault(setup, gold.path)
+    verdicts = terminal.verdict_counts(totals, expected=summary.expected_misses)
+    lines.append(Line("info", verdicts))
+    rows = summary.sweep_rows
     if rows:
-        for line in terminal.sweep_lines(
-            record.sweep_spec or "", [row.to_json(rows[0]) for row in rows], alpha=context.alpha
-        ):
-            lines.append((line, "plain"))
+        table = [row.to_json(rows[0]) for row in rows]
+        sweep = terminal.sweep_lines(summary.sweep_spec or "", table, alpha=context.alpha)
+        lines += [Line("info", line) for line in sweep]
     comparison = outcome.comparison
     if comparison is not None:
-        for line in terminal.comparison_lines(
+        lines += terminal.comparison_lines(
             context.baseline_name,
             comparison,
             updating=context.updating,
             note=lambda result: regression_note(outcome, result),
-        ):
-            lines.append((line, "red" if line.startswith("  regression") else "plain"))
+        )
         if outcome.drift:
-            lines.append(
-                (f"chunkrecall: changed since baseline {context.baseline_name}:", "yellow")
-            )
-            lines += [(f"  {line}", "yellow") for line in outcome.drift.lines()]
-    unevaluated = record.unevaluated()
+            changed = f"chunkrecall: changed since baseline {context.baseline_name}:"
+            lines.append(Line("warning", changed))
+            lines += [Line("warning", f"  {line}") for line in outcome.drift.lines()]
+    unevaluated = len(summary.unevaluated)
     if unevaluated:
-        count = len(unevaluated)
         lines.append(
-            (
-                f"chunkrecall: {count} case{'' if count == 1 else 's'} could not be evaluated and "
-                f"{'is' if count == 1 else 'are'} not counted; see the errors above",
-                "red",
+            Line(
+                "error",
+                f"chunkrecall: {unevaluated} case{'' if unevaluated == 1 else 's'} could not be "
+                "evaluated and "
+                f"{'is' if unevaluated == 1 else 'are'} not counted; see the errors above",
             )
         )
     if outcome.gate_line is not None:
-        lines.append((outcome.gate_line, "red_bold" if outcome.gate_fails else "bold"))
-    lines += [(f"chunkrecall: {note}", "yellow") for note in outcome.notes]
+        lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
+    lines += [Line("warning", f"chunkrecall: {note}") for note in outcome.notes]
     failed = outcome.failures + outcome.errors
-    lines += [(f"chunkrecall: FAILED: {failure}", "red_bold") for failure in failed]
+    lines += [Line("failure", f"chunkrecall: FAILED: {failure}") for failure in failed]
     for path, what in ((context.report_path, "JSON report"), (context.html_path, "HTML page")):
         # a file that could not be written has its red line above, never a "written"
         if path and (context.written is None or str(Path(path)) in context.written):
-            lines.append((f"chunkrecall: {what} written to {path}", "plain"))
-    changed = comparison is not None and bool(
+            lines.append(Line("info", f"chunkrecall: {what} written to {path}"))
+    if summary.failed_cases > SLOW_LISTING and context.tbstyle not in (None, "line", "no"):
+        lines.append(Line("info", slow_listing(summary.failed_cases)))
+    changed_cases = comparison is not None and bool(
         comparison.regressions or comparison.improvements or comparison.new or outcome.drift
     )
-    if context.accept is not None and (outcome.failures or changed):
-        lines.append(
-            (
-                f"chunkrecall: to accept this state as the new baseline, run: {context.accept}",
-                "plain",
-            )
-        )
+    if context.accept is not None and (outcome.failures or changed_cases):
+        accept = f"chunkrecall: to accept this state as the new baseline, run: {context.accept}"
+        lines.append(Line("info", accept))
     return lines
+
+
+def slow_listing(failed: int) -> str:
+    """What to do about pytest's failure listing, whose time grows with the square of the
+    number of failures (each failure's teardown sections are looked up among every report)."""
+    return (
+        f"chunkrecall: {counted(failed, 'gold case')} failed, and pytest takes time that grows "
+        "with the square of their number to list failures: --tb=line, or --tb=no with "
+        "--chunkrecall-report or --chunkrecall-html, avoids that listing"
+    )

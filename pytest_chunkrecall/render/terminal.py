@@ -2,12 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Literal, NamedTuple
 
 from ..baseline.saved import Comparison
 from ..evaluation.results import CaseResult, Totals
-from ..measures.statistics import wilson
+
+Kind = Literal[
+    "headline",  # the run's hit-rate
+    "info",  # what the run found: ranks, gold files, verdicts, the sweep, the comparison
+    "warning",  # something to look at: a span no chunk can hold, a setup that changed
+    "regression",  # a case that was a hit in the baseline and misses now
+    "gate",  # the gate's decision, passed
+    "gate_failed",  # the gate's decision, failed
+    "error",  # cases not evaluated
+    "failure",  # what failed the run
+]
+
+
+class Line(NamedTuple):
+    """One line of the summary and what kind of line it is, which decides its emphasis."""
+
+    kind: Kind
+    text: str
 
 
 def headline(totals: Totals) -> str:
@@ -17,7 +34,7 @@ def headline(totals: Totals) -> str:
 
 def rate(totals: Totals) -> str:
     """``hit-rate H/N (P%) [95% CI L-U%]``: the hit rate with its Wilson score interval."""
-    low, high = wilson(totals.hits, totals.cases)
+    low, high = totals.hit_rate_ci95
     return (
         f"hit-rate {totals.hits}/{totals.cases} ({percent(totals.hit_rate)}) "
         f"[95% CI {low * 100:.1f}-{high * 100:.1f}%]"
@@ -56,7 +73,7 @@ def percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def sweep_lines(spec: str, rows: list[Mapping[str, Any]], *, alpha: float = 0.05) -> list[str]:
+def sweep_lines(spec: str, rows: Sequence[Mapping[str, Any]], *, alpha: float = 0.05) -> list[str]:
     """The sweep table: setting, chunks, index size, split spans, hit-rate, change, evidence.
 
     A row that differs from the configured setting beyond chance (Holm-adjusted exact
@@ -109,7 +126,7 @@ def comparison_lines(
     *,
     updating: bool,
     note: Callable[[CaseResult], str] = lambda result: "",
-) -> list[str]:
+) -> list[Line]:
     """What changed against the baseline: counts, then each regression, improvement, new and
     removed case; ``note`` adds to a regression's line (say, that its document changed)."""
     counts = (
@@ -118,15 +135,19 @@ def comparison_lines(
         f"{count(len(comparison.known_misses), 'known miss', 'known misses')}, "
         f"{len(comparison.new)} new, {len(comparison.removed)} removed"
     )
-    lines = [f"chunkrecall baseline {name}{' (before this update)' if updating else ''}: {counts}"]
+    before = " (before this update)" if updating else ""
+    lines = [Line("info", f"chunkrecall baseline {name}{before}: {counts}")]
     for result, entry in comparison.regressions:
         lines.append(
-            f"  regression {result.gold_file}::{result.id}: {entry} -> {result}{note(result)}"
+            Line(
+                "regression",
+                f"  regression {result.gold_file}::{result.id}: {entry} -> {result}{note(result)}",
+            )
         )
-    for result, entry in comparison.improvements:
-        lines.append(f"  improvement {result.gold_file}::{result.id}: {entry} -> {result}")
-    for result in comparison.new:
-        lines.append(f"  new {result.gold_file}::{result.id}: {result}")
+    for case, entry in comparison.improvements:
+        lines.append(Line("info", f"  improvement {case.gold_file}::{case.id}: {entry} -> {case}"))
+    for case in comparison.new:
+        lines.append(Line("info", f"  new {case.gold_file}::{case.id}: {case}"))
     for nodeid in comparison.removed:
-        lines.append(f"  removed {nodeid}")
+        lines.append(Line("info", f"  removed {nodeid}"))
     return lines

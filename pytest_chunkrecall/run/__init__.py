@@ -1,4 +1,5 @@
-"""The run: its record of every case, the sweep's rows over it, and the merge of shards.
+"""The run: each case's entry, the fold of a run's entries, its spool, the sweep's rows, and
+the merge of shards.
 
 Internal: the public API is what pytest_chunkrecall itself exports.
 """

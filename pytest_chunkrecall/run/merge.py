@@ -1,8 +1,10 @@
-"""JSON reports read back into run records, and the reports of disjoint shards merged into one."""
+"""JSON reports read back, case by case, into the fold of one run: a report, or the reports of
+disjoint shards of one run."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,9 @@ from ..baseline.drift import setup_changes
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
 from ..files import read_json
-from .record import REPORT_FORMAT, SETUP_KEYS, RunRecord
+from .entry import CaseEntry, dumps, order_key
+from .fold import REPORT_FORMAT, SETUP_KEYS, RunFold
+from .spool import Spool
 
 KEY = "chunkrecall_report"
 _CASE_KEYS = ("nodeid", "gold_file", "id", "line", "outcome")
@@ -41,8 +45,25 @@ def read_report(path: Path) -> dict[str, Any]:
     return data
 
 
-def record_of(data: Mapping[str, Any], *, name: str) -> RunRecord:
-    """The run record a report (read by :func:`read_report`) was written from."""
+@dataclass(frozen=True)
+class Shard:
+    """What a report says beside its cases: the options it was run with, each gold file's facts,
+    and the cases that ran without an entry (their worker crashed)."""
+
+    name: str
+    sweep_spec: str | None
+    setup_args: list[str]
+    gold_info: dict[str, GoldInfo]
+    crashed: list[str]
+
+    def options(self) -> str:
+        if self.sweep_spec is not None:
+            return repr(self.sweep_spec)
+        return " ".join(self.setup_args) or "none"
+
+
+def shard_of(data: Mapping[str, Any], *, name: str) -> Shard:
+    """What a report (read by :func:`read_report`) says beside its cases."""
     version = data[KEY]
     if version != REPORT_FORMAT:
         newer = isinstance(version, int) and version > REPORT_FORMAT
@@ -57,23 +78,29 @@ def record_of(data: Mapping[str, Any], *, name: str) -> RunRecord:
             gold_info[entry["path"]] = {"error": info["error"]}
         elif info.get("chunks") is not None:  # a gold file none of whose cases ran has no facts
             gold_info[entry["path"]] = info  # type: ignore[assignment]
-    cases = [dict(case) for case in data["cases"]]
-    ids = {case["nodeid"] for case in cases}
+    ids = {case["nodeid"] for case in data["cases"]}
     sweep = data.get("sweep")
-    return RunRecord(
-        cases=cases,
-        gold_info=gold_info,
-        crashed=[nodeid for nodeid in data.get("unevaluated") or [] if nodeid not in ids],
+    return Shard(
+        name=name,
         sweep_spec=sweep.get("spec") if isinstance(sweep, dict) else None,
         setup_args=list(data.get("setup_args") or []),
+        gold_info=gold_info,
+        crashed=[nodeid for nodeid in data.get("unevaluated") or [] if nodeid not in ids],
     )
 
 
-def merge(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> RunRecord:
-    """One record of the reports (``(name, report)`` each) of disjoint shards of one run.
+def gather(
+    reports: Sequence[tuple[str, Mapping[str, Any]]],
+    *,
+    fold: Callable[[Shard], RunFold],
+    each: Callable[[CaseEntry], CaseEntry] = lambda entry: entry,
+) -> tuple[RunFold, Spool]:
+    """The fold and the spool of the reports (``(name, report)`` each) of disjoint shards of one
+    run, each case entry as ``each`` makes it; ``fold`` makes the fold, from the first shard.
 
-    Raises :class:`ChunkrecallError` when they are not: different report formats, a case
-    in two shards, a gold file evaluated with two setups, different sweeps or options.
+    Raises :class:`ChunkrecallError` when they are not shards of one run: different report
+    formats, a case in two shards, a gold file evaluated with two setups, different sweeps
+    or options.
     """
     versions = {name: data[KEY] for name, data in reports}
     if len(set(map(repr, versions.values()))) > 1:
@@ -82,40 +109,39 @@ def merge(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> RunRecord:
             f"the reports come from different pytest-chunkrecall versions ({shown}); "
             "run every shard with the same version"
         )
-    records = [(name, record_of(data, name=name)) for name, data in reports]
-    first_name, first = records[0]
+    shards = [shard_of(data, name=name) for name, data in reports]
+    first = shards[0]
+    folded, spool = fold(first), Spool()
     owner: dict[str, str] = {}
-    cases: list[Mapping[str, Any]] = []
     gold_info: dict[str, tuple[str, GoldInfo]] = {}
-    crashed: list[str] = []
-    for name, record in records:
-        if record.sweep_spec != first.sweep_spec or record.setup_args != first.setup_args:
-            what = "sweep" if record.sweep_spec != first.sweep_spec else "setup options"
+    for shard, (_, data) in zip(shards, reports, strict=True):
+        if shard.sweep_spec != first.sweep_spec or shard.setup_args != first.setup_args:
+            what = "sweep" if shard.sweep_spec != first.sweep_spec else "setup options"
             raise ChunkrecallError(
-                f"{first_name} and {name} were run with different {what} "
-                f"({_options(first)} and {_options(record)}); shards of one run share them"
+                f"{first.name} and {shard.name} were run with different {what} "
+                f"({first.options()} and {shard.options()}); shards of one run share them"
             )
-        for case in record.cases:
-            if case["nodeid"] in owner:
+        for path, info in shard.gold_info.items():
+            if path in gold_info:
+                _same_setup(path, gold_info[path], (shard.name, info))
+            else:
+                gold_info[path] = (shard.name, info)
+                folded.add_gold_info(path, info)
+        for case in data["cases"]:
+            nodeid = case["nodeid"]
+            if nodeid in owner:
                 raise ChunkrecallError(
-                    f"{case['nodeid']} is in both {owner[case['nodeid']]} and {name}: shards "
+                    f"{nodeid} is in both {owner[nodeid]} and {shard.name}: shards "
                     "must not overlap (give every job its own gold files or its own slice)"
                 )
-            owner[case["nodeid"]] = name
-            cases.append(case)
-        crashed += record.crashed
-        for path, info in record.gold_info.items():
-            if path not in gold_info:
-                gold_info[path] = (name, info)
-                continue
-            _same_setup(path, gold_info[path], (name, info))
-    return RunRecord(
-        cases=cases,
-        gold_info={path: info for path, (_, info) in gold_info.items()},
-        crashed=[nodeid for nodeid in crashed if nodeid not in owner],
-        sweep_spec=first.sweep_spec,
-        setup_args=first.setup_args,
-    )
+            owner[nodeid] = shard.name
+            entry = each(case)
+            folded.add(entry)
+            spool.add(nodeid, order_key(entry), dumps(entry))
+    for shard in shards:
+        for nodeid in shard.crashed:
+            folded.add_crashed(nodeid)
+    return folded, spool
 
 
 def _same_setup(path: str, seen: tuple[str, GoldInfo], other: tuple[str, GoldInfo]) -> None:
@@ -131,9 +157,3 @@ def _same_setup(path: str, seen: tuple[str, GoldInfo], other: tuple[str, GoldInf
             f"{path} was evaluated with two setups: {first} and {second} differ in "
             f"{'; '.join(changes)}; run every shard with the same configuration and corpus"
         )
-
-
-def _options(record: RunRecord) -> str:
-    if record.sweep_spec is not None:
-        return repr(record.sweep_spec)
-    return " ".join(record.setup_args) or "none"

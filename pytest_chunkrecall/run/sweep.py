@@ -160,6 +160,73 @@ class SweepRow:
         }
 
 
+class SweepTally:
+    """The sweep's rows, added up case by case as the cases' contributions arrive.
+
+    Every sum is over whole numbers and sets, so the rows do not depend on the
+    order the cases came in (under xdist, the order their workers finished).
+    """
+
+    def __init__(self, settings: list[dict[str, Any]]) -> None:
+        self.settings = settings
+        rows = len(settings) + 1
+        self._cases = [0] * rows
+        self._hits = [0] * rows
+        self._split = [0] * rows
+        # gold files that share a corpus and a chunker share their chunks: counted once
+        self._chunkings: list[dict[str, Mapping[str, Any]]] = [{} for _ in range(rows)]
+        self._errors: list[set[str]] = [set() for _ in range(rows)]
+        self._configured: list[Any] = []  # each distinct configured setting seen
+        # the configured setting's hit and each row's, on the cases both evaluated
+        self._pairs: list[tuple[list[bool], list[bool]]] = [([], []) for _ in settings]
+
+    def add(self, gold_file: str, found: Sequence[Mapping[str, Any]]) -> None:
+        """Add one case's contributions (:func:`contributions`), one per row."""
+        for number, entry in enumerate(found):
+            if "error" in entry:
+                self._errors[number].add(f"{gold_file}: {entry['error']}")
+                continue
+            self._cases[number] += 1
+            self._hits[number] += entry["hit"]
+            self._split[number] += entry["span_split"]
+            self._chunkings[number].setdefault(entry["chunking"], entry)
+        configured = found[0].get("configured")
+        if configured is not None and configured not in self._configured:
+            self._configured.append(configured)
+        if "error" in found[0]:
+            return
+        for number, (before, after) in enumerate(self._pairs, start=1):
+            if "error" not in found[number]:
+                before.append(found[0]["hit"])
+                after.append(found[number]["hit"])
+
+    def rows(self, *, alpha: float = 0.05) -> list[SweepRow]:
+        """One row per setting, the configured one first, each with its evidence at ``alpha``."""
+        found = []
+        for number, setting in enumerate([None, *self.settings]):
+            chunkings = self._chunkings[number].values()
+            corpus = sum(_length(entry, "corpus") for entry in chunkings)
+            found.append(
+                SweepRow(
+                    setting=setting,
+                    label=_label(setting, self._configured),
+                    cases=self._cases[number],
+                    hits=self._hits[number],
+                    split_spans=self._split[number],
+                    chunks=sum(entry["chunks"] for entry in chunkings),
+                    index_multiplier=sum(_length(entry, "chunk") for entry in chunkings) / corpus
+                    if corpus
+                    else 0.0,
+                    errors=sorted(self._errors[number]),
+                )
+            )
+        evidence = _evidence(self._pairs, alpha)
+        return [
+            found[0],
+            *(replace(row, evidence=e) for row, e in zip(found[1:], evidence, strict=True)),
+        ]
+
+
 def rows(
     settings: list[dict[str, Any]], cases: Iterable[Mapping[str, Any]], *, alpha: float = 0.05
 ) -> list[SweepRow]:
@@ -167,34 +234,11 @@ def rows(
 
     Each setting's row carries its evidence against the configured setting at ``alpha``.
     """
-    swept = [case for case in cases if case.get("sweep")]
-    found = []
-    for number, setting in enumerate([None, *settings]):
-        entries = [(case["gold_file"], case["sweep"][number]) for case in swept]
-        good = [entry for _, entry in entries if "error" not in entry]
-        chunkings = {entry["chunking"]: entry for entry in good}.values()
-        corpus = sum(_length(entry, "corpus") for entry in chunkings)
-        found.append(
-            SweepRow(
-                setting=setting,
-                label=_label(setting, [entry.get("configured") for _, entry in entries]),
-                cases=len(good),
-                hits=sum(entry["hit"] for entry in good),
-                split_spans=sum(entry["span_split"] for entry in good),
-                chunks=sum(entry["chunks"] for entry in chunkings),
-                index_multiplier=sum(_length(entry, "chunk") for entry in chunkings) / corpus
-                if corpus
-                else 0.0,
-                errors=sorted(
-                    {f"{path}: {entry['error']}" for path, entry in entries if "error" in entry}
-                ),
-            )
-        )
-    evidence = _evidence(swept, len(settings), alpha)
-    return [
-        found[0],
-        *(replace(row, evidence=e) for row, e in zip(found[1:], evidence, strict=True)),
-    ]
+    tally = SweepTally(settings)
+    for case in cases:
+        if case.get("sweep"):
+            tally.add(case["gold_file"], case["sweep"])
+    return tally.rows(alpha=alpha)
 
 
 def _length(entry: Mapping[str, Any], of: str) -> int:
@@ -202,17 +246,11 @@ def _length(entry: Mapping[str, Any], of: str) -> int:
     return int(entry.get(f"{of}_length", entry.get(f"{of}_chars", 0)))
 
 
-def _evidence(swept: list[Mapping[str, Any]], settings: int, alpha: float) -> list[SweepEvidence]:
+def _evidence(
+    pairs: Sequence[tuple[Sequence[bool], Sequence[bool]]], alpha: float
+) -> list[SweepEvidence]:
     """Each setting against the configured one on the cases both evaluated, Holm across rows."""
-    found = []
-    for number in range(1, settings + 1):
-        pairs = [
-            (case["sweep"][0]["hit"], case["sweep"][number]["hit"])
-            for case in swept
-            if "error" not in case["sweep"][0] and "error" not in case["sweep"][number]
-        ]
-        configured, row = [was for was, _ in pairs], [now for _, now in pairs]
-        found.append(sweep_evidence(configured, [row], alpha=alpha)[0])
+    found = [sweep_evidence(configured, [row], alpha=alpha)[0] for configured, row in pairs]
     adjusted = holm([e.p_value for e in found])
     return [
         replace(e, p_holm=p, significant=p < alpha) for e, p in zip(found, adjusted, strict=True)

@@ -1,0 +1,271 @@
+"""The run's owner: every case's report folded in as it arrives, and the run's end written once.
+
+Registered only where reports are gathered (a serial run, or the xdist
+controller), as pytest's junitxml registers its ``LogXML``: it sees every test
+report with or without xdist, evaluates nothing itself, and is the one place
+that writes the run's files. An xdist worker never imports it.
+
+Each case's entry arrives as the JSON text its test report carries
+(:mod:`..run.entry`): the owner folds its values in (:class:`..run.fold.RunFold`),
+appends the text to the spool and takes it off the report, which pytest keeps
+until the run ends. At the end, one pass gates the run, writes the JSON report
+(the spooled texts, in gold-file order), the HTML page, the Markdown and the
+baseline, and prints the summary.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from ..baseline import saved as baseline
+from ..baseline.gating import GateOutcome, accept_command, existing_cases, gate_run
+from ..baseline.update import write_updated
+from ..errors import ChunkrecallError
+from ..evaluation.gold_facts import GoldInfo
+from ..files import write_atomically
+from ..render import html, json_report, markdown
+from ..render.html import DocumentData
+from ..render.summary import STYLES, Style, SummaryContext, summary_lines
+from ..run import entry, sweep
+from ..run.fold import RunFold, RunSummary
+from ..run.spool import Spool
+from .options import OPTIONS
+
+_MARKUP: dict[Style, dict[str, bool]] = {
+    "plain": {},
+    "bold": {"bold": True},
+    "red": {"red": True},
+    "red_bold": {"red": True, "bold": True},
+    "yellow": {"yellow": True},
+}
+
+
+class RunOwner:
+    """Folds in every case's report as it arrives; at the session's end, gates the run and
+    writes its files; in the terminal summary, prints the ``chunkrecall`` section."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        options = config.stash[OPTIONS]
+        self.fold = RunFold(
+            baseline=options.baseline.loaded,
+            sweep_spec=options.sweep_spec if options.sweep else None,
+            alpha=options.baseline.gates.alpha,
+            setup_args=setup_arguments(config),
+        )
+        self.spool = Spool()
+        self.documents: dict[str, DocumentData] = {}  # for the HTML page, when it is asked for
+        self.crashed: set[str] = set()
+        self.outcome = GateOutcome()
+        self.summary: RunSummary | None = None
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        text = getattr(report, "chunkrecall", None)
+        if text is None:
+            # A case whose xdist worker crashed comes back as a bare failure.
+            path = report.nodeid.partition("::")[0]
+            if report.failed and path.endswith((".yaml", ".yml")) and "::" in report.nodeid:
+                self.crashed.add(report.nodeid)
+            return
+        if str(report.outcome) == "rerun":  # pytest-rerunfailures: the last attempt is the case's
+            return
+        if report.nodeid in self.spool:  # reported again by another plugin: the first one counts
+            return
+        found = entry.loads(text)
+        self.fold.add(found)
+        self.spool.add(report.nodeid, entry.order_key(found), text)
+        # pytest keeps every report until the run ends: the spool has the entry now
+        del report.chunkrecall
+        info = getattr(report, "chunkrecall_gold", None)
+        if info is not None:
+            facts: GoldInfo = entry.decode(info)
+            self.fold.add_gold_info(report.nodeid.partition("::")[0], facts)
+        documents = getattr(report, "chunkrecall_documents", None)
+        if documents is not None:
+            for document in entry.decode(documents):
+                self.documents.setdefault(document["id"], document)
+            del report.chunkrecall_documents
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if not len(self.spool):
+            return
+        setup = self.config.stash[OPTIONS].baseline
+        gold_files = self.fold.gold_file_paths()
+        for nodeid in self.crashed:
+            # a case whose worker crashed has no entry; one of a file that never ran is not ours
+            if nodeid.partition("::")[0] in gold_files:
+                self.fold.add_crashed(nodeid)
+        existing = (
+            existing_cases(self.config.rootpath, gold_files, setup.loaded)
+            if setup.path is not None
+            else {}
+        )
+        self.summary = summary = self.fold.finish(existing=existing)
+        interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        self.outcome = outcome = gate_run(
+            setup.gates,
+            summary.totals,
+            comparison=summary.comparison,
+            baseline=setup.loaded,
+            name=setup.name,
+            gold_files=summary.evaluated_files,
+            setups=summary.setups(),
+            documents=summary.fingerprints(),
+            gating=not setup.update and not interrupted,
+        )
+        self._baseline(summary, existing, interrupted=interrupted)
+        outcome.errors += sweep.failures(summary.sweep_rows)
+        self._fail(session)
+        self._write_outputs(session, summary)
+
+    def _baseline(
+        self,
+        summary: RunSummary,
+        existing: dict[str, set[str] | None],
+        *,
+        interrupted: bool,
+    ) -> None:
+        """Update the baseline, when asked to, or say there is none yet."""
+        setup = self.config.stash[OPTIONS].baseline
+        outcome = self.outcome
+        if setup.path is None:
+            return
+        if not setup.update:
+            if setup.missing:
+                outcome.notes.append(
+                    f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}"
+                )
+            return
+        if interrupted or not summary.totals.cases:
+            outcome.notes.append(
+                f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
+            )
+            return
+        try:
+            # read again, merged and written under a lock: a concurrent update lands on top
+            size = write_updated(
+                setup.path,
+                setup.name,
+                summary.baseline_entries(),
+                existing=existing,
+                setups=summary.setups(),
+                documents=summary.fingerprints(),
+                unevaluated=summary.unevaluated,
+            )
+        except ChunkrecallError as exc:
+            outcome.errors.append(str(exc))
+        else:
+            outcome.notes.append(f"baseline {setup.name} written: {size} cases")
+
+    def _write_outputs(self, session: pytest.Session, summary: RunSummary) -> None:
+        """Write the report, the HTML page and the Markdown the options ask for."""
+        options = self.config.stash[OPTIONS]
+        setup = options.baseline
+        if options.report or options.html:
+            report = json_report.head(
+                summary, self.outcome, baseline_name=setup.name if setup.path is not None else None
+            )
+            if options.report:
+                self._write(
+                    session, Path(options.report), json_report.text(report, self.spool.texts())
+                )
+            if options.html:
+                cases = [entry.loads(text) for text in self.spool.texts()]
+                page: html.PageData = {
+                    "report": {**report, "cases": cases},
+                    "documents": list(self.documents.values()),
+                }
+                self._write(session, Path(options.html), [html.render_page(page)])
+        step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+        if not options.markdown and not step_summary:
+            return
+        text = markdown.render(
+            summary,
+            self.outcome,
+            accept=run_accept_command(self.config),
+            failed=session.exitstatus != pytest.ExitCode.OK,
+        )
+        if options.markdown:
+            self._write(session, Path(options.markdown), [text])
+        if step_summary:
+            try:
+                with open(step_summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
+                    handle.write(text)
+            except OSError as exc:
+                self.outcome.notes.append(
+                    f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+                )
+
+    def _write(self, session: pytest.Session, path: Path, text: Iterable[str]) -> None:
+        """Write a file of the run; failing to is a red line and a failed run, not a traceback."""
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomically(path, text)
+        except OSError as exc:
+            self.outcome.errors.append(f"cannot write {path}: {exc.strerror or exc}")
+            self._fail(session)
+        else:
+            self.outcome.written.append(str(path))
+
+    def _fail(self, session: pytest.Session) -> None:
+        """Fail the run (exit status 1) when a gate failed and nothing else failed it already."""
+        if self.outcome.fails_run and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.summary is None:
+            return
+        terminalreporter.write_sep("=", "chunkrecall")
+        for line in summary_lines(self.summary, self.outcome, self._context()):
+            terminalreporter.write_line(line.text, **_MARKUP[STYLES[line.kind]])
+
+    def _context(self) -> SummaryContext:
+        """What this pytest run's summary says besides the fold and the gates."""
+        config = self.config
+        options = config.stash[OPTIONS]
+        setup = options.baseline
+        return SummaryContext(
+            baseline_name=setup.name,
+            updating=setup.update,
+            accept=run_accept_command(config)
+            if setup.path is not None and not setup.update
+            else None,
+            report_path=options.report,
+            html_path=options.html,
+            written=tuple(self.outcome.written),
+            alpha=setup.gates.alpha,
+            verbose=config.get_verbosity() > 0,
+            tbstyle=config.option.tbstyle,
+        )
+
+    def pytest_unconfigure(self) -> None:
+        self.spool.close()
+
+
+def setup_arguments(config: pytest.Config) -> list[str]:
+    """The command-line options of this run that changed a gold file's setup or the gates."""
+    found = []
+    for override in config.option.override_ini or []:
+        found += ["-o", override]
+    if config.option.inifilename:
+        found += ["-c", str(config.option.inifilename)]
+    k = config.getoption("chunkrecall_k")
+    if k is not None:
+        found += ["--chunkrecall-k", str(k)]
+    return found
+
+
+def run_accept_command(config: pytest.Config) -> str:
+    """:func:`accept_command` of this pytest run."""
+    setup = config.stash[OPTIONS].baseline
+    return accept_command(
+        setup_arguments(config),
+        baseline_name=setup.name if setup.path is not None else None,
+        baseline_from_ini=not config.getoption("chunkrecall_baseline")
+        and bool(config.getini("chunkrecall_baseline")),
+    )

@@ -1,0 +1,238 @@
+"""The run, folded case by case as the entries arrive: what its end says, without its entries.
+
+A pytest run feeds its owner's fold one test report at a time; ``merge`` and
+``compare`` feed one the entries of JSON reports. Everything the summary, the
+gates, the Markdown and the JSON report's totals say comes from a fold, so a
+merged report of shards says what one run would.
+
+What a fold keeps of a case is what the end needs of it: a few numbers for the
+totals and the span arithmetic (:class:`CaseFact`), and its name in a list the
+summary prints (a change against the baseline, a split among the worst, a case
+not evaluated). Its whole entry is the spool's (:mod:`.spool`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
+from ..chunking.survival import SpanAnalysis, SpanFact, analyse
+from ..evaluation.case_facts import CaseBrief, CaseFact
+from ..evaluation.gold_facts import GoldInfo
+from ..evaluation.results import CaseResult, Totals
+from . import sweep
+from .entry import CaseEntry, order_key
+
+REPORT_FORMAT = 1
+"""The JSON report's ``chunkrecall_report`` version: what a fold's report is written as and
+read back from."""
+
+SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
+"""What the baseline records of each gold file's setup."""
+
+WORST_SPLITS = 10
+"""How many of the longest split spans the Markdown summary lists."""
+
+
+@dataclass(frozen=True)
+class SplitCase:
+    """A case whose span no chunk holds whole, as the Markdown's worst splits list it."""
+
+    gold_file: str
+    id: str
+    line: int
+    span_length: int
+    unit: str
+    cut: Mapping[str, Any] | None  # where a boundary divided it: doc, offset, before, after
+
+
+@dataclass(frozen=True)
+class GoldFileRun:
+    """One gold file of a run: its facts (``None`` until a case of it ran), the facts of its
+    evaluated cases in line order, their totals and their span arithmetic."""
+
+    path: str
+    info: GoldInfo | None
+    cases: list[CaseFact]
+    totals: Totals
+    analysis: SpanAnalysis | None
+
+    def entries(self) -> dict[str, Entry]:
+        """What the baseline records of each evaluated case, by id."""
+        return {fact.id: Entry(fact.verdict, fact.rank, fact.span_split) for fact in self.cases}
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What the fold of a run says at its end."""
+
+    totals: Totals
+    gold_files: list[GoldFileRun]
+    comparison: Comparison | None
+    unevaluated: list[str]
+    expected_misses: int
+    failed_cases: int  # evaluated or not, whose test failed
+    failed: bool  # whether a case failed (or its worker crashed), and so the run
+    sweep_spec: str | None
+    sweep_rows: list[sweep.SweepRow]
+    worst_splits: list[SplitCase]
+    setup_args: list[str]
+
+    @property
+    def evaluated_files(self) -> set[str]:
+        """The gold files with an evaluated case."""
+        return {gold.path for gold in self.gold_files if gold.cases}
+
+    def setups(self) -> dict[str, dict[str, object]]:
+        """What each evaluated gold file was configured with, as the baseline records it."""
+        return setups_of(self._infos())
+
+    def fingerprints(self) -> dict[str, dict[str, str]]:
+        """The sha256 of each corpus document, by gold file (none where facts lack them)."""
+        return fingerprints_of(self._infos())
+
+    def _infos(self) -> dict[str, GoldInfo]:
+        return {gold.path: gold.info for gold in self.gold_files if gold.info is not None}
+
+    def baseline_entries(self) -> dict[str, dict[str, Entry]]:
+        """What an updated baseline records of this run's evaluated cases."""
+        return {gold.path: gold.entries() for gold in self.gold_files if gold.cases}
+
+
+def setups_of(gold_info: Mapping[str, GoldInfo]) -> dict[str, dict[str, object]]:
+    """What each gold file evaluated was configured with, as the baseline records it."""
+    return {
+        path: {key: info[key] for key in SETUP_KEYS}  # type: ignore[literal-required]
+        for path, info in gold_info.items()
+        if "error" not in info
+    }
+
+
+def fingerprints_of(gold_info: Mapping[str, GoldInfo]) -> dict[str, dict[str, str]]:
+    """The sha256 of each corpus document, by gold file (none where facts lack them)."""
+    return {
+        path: dict(info.get("fingerprints") or {})
+        for path, info in gold_info.items()
+        if "error" not in info
+    }
+
+
+class RunFold:
+    """A run's end, added up one case entry at a time (see the module docstring).
+
+    ``baseline`` is what each evaluated case is set against; ``sweep_spec`` the
+    sweep whose rows the cases' contributions add up to, with their evidence at
+    ``alpha``; ``setup_args`` the command-line options that changed the setup.
+    """
+
+    def __init__(
+        self,
+        *,
+        baseline: Baseline | None = None,
+        sweep_spec: str | None = None,
+        alpha: float = 0.05,
+        setup_args: Sequence[str] = (),
+    ) -> None:
+        self.sweep_spec = sweep_spec
+        self.alpha = alpha
+        self.setup_args = list(setup_args)
+        self.gold_info: dict[str, GoldInfo] = {}
+        self._facts: dict[str, list[CaseFact]] = {}  # by gold file, evaluated cases only
+        self._seen: set[str] = set()
+        self._crashed: set[str] = set()
+        self._unevaluated: list[tuple[tuple[str, int, str], str]] = []
+        self._expected = self._failed_cases = 0
+        self._worst: list[tuple[tuple[int, str, int], SplitCase]] = []
+        self._tally = ComparisonTally(baseline) if baseline is not None else None
+        self._sweep = sweep.SweepTally(sweep.parse(sweep_spec)) if sweep_spec else None
+
+    def __contains__(self, nodeid: object) -> bool:
+        return nodeid in self._seen
+
+    def add(self, entry: CaseEntry) -> None:
+        """Fold in one case's entry (a case already folded in is not counted again)."""
+        nodeid = entry["nodeid"]
+        if nodeid in self._seen:
+            return
+        self._seen.add(nodeid)
+        gold_file, outcome = entry["gold_file"], entry["outcome"]
+        facts = self._facts.setdefault(gold_file, [])
+        self._failed_cases += outcome == "failed"
+        if entry["verdict"] is None:
+            if outcome != "skipped":
+                self._unevaluated.append((order_key(entry), nodeid))
+            return
+        facts.append(CaseFact.of(entry))
+        self._expected += outcome == "xfailed"
+        if entry["span_split"]:
+            self._add_split(entry)
+        if self._tally is not None:
+            self._tally.add(CaseBrief.of(entry), lambda: CaseResult.from_json(entry))
+        contributions = entry.get("sweep")
+        if self._sweep is not None and contributions:
+            self._sweep.add(gold_file, contributions)
+
+    def __len__(self) -> int:
+        return len(self._seen)
+
+    def gold_file_paths(self) -> set[str]:
+        """The gold files with a case in the run (evaluated or not)."""
+        return set(self._facts)
+
+    def add_gold_info(self, path: str, info: GoldInfo) -> None:
+        """What a gold file was evaluated with (the first one told is kept)."""
+        self.gold_info.setdefault(path, info)
+
+    def add_crashed(self, nodeid: str) -> None:
+        """A case that ran but sent no entry: its xdist worker died."""
+        self._crashed.add(nodeid)
+
+    def _add_split(self, entry: CaseEntry) -> None:
+        key = (-entry["span_length"], entry["gold_file"], entry["line"])
+        found = SplitCase(
+            gold_file=entry["gold_file"],
+            id=entry["id"],
+            line=entry["line"],
+            span_length=entry["span_length"],
+            unit=entry["unit"],
+            cut=entry.get("cut"),
+        )
+        self._worst.append((key, found))
+        if len(self._worst) >= 4 * WORST_SPLITS:  # kept short, sorted only now and then
+            self._worst = sorted(self._worst, key=lambda pair: pair[0])[:WORST_SPLITS]
+
+    def finish(self, *, existing: Mapping[str, set[str] | None] | None = None) -> RunSummary:
+        """What the run says, its cases all folded in; ``existing`` (the case ids each gold
+        file has now, ``None``: it is gone) names the baseline's removed cases."""
+        gold_files = [self._gold_file(path) for path in sorted(self._facts)]
+        crashed = sorted(self._crashed - self._seen)
+        return RunSummary(
+            totals=Totals.of(fact for gold in gold_files for fact in gold.cases),
+            gold_files=gold_files,
+            comparison=self._tally.comparison(existing or {}) if self._tally else None,
+            unevaluated=[nodeid for _, nodeid in sorted(self._unevaluated)] + crashed,
+            expected_misses=self._expected,
+            failed_cases=self._failed_cases,
+            failed=self._failed_cases > 0 or bool(crashed),
+            sweep_spec=self.sweep_spec,
+            sweep_rows=self._sweep.rows(alpha=self.alpha) if self._sweep else [],
+            worst_splits=[split for _, split in sorted(self._worst, key=lambda pair: pair[0])][
+                :WORST_SPLITS
+            ],
+            setup_args=list(self.setup_args),
+        )
+
+    def _gold_file(self, path: str) -> GoldFileRun:
+        facts = sorted(self._facts[path])
+        info = self.gold_info.get(path)
+        analysis = None
+        if info is not None and "geometry" in info:
+            spans = [
+                SpanFact(fact.id, fact.span_length, fact.span_split)
+                for fact in facts
+                if fact.verdict != "absent"
+            ]
+            analysis = analyse(spans, info["geometry"])
+        return GoldFileRun(path, info, facts, Totals.of(facts), analysis)
