@@ -1,15 +1,22 @@
-"""Deciding a case's verdict from what the retriever returned and where the span sits.
+"""Deciding a case's verdict from what the retriever returned, and explaining a miss.
 
 The unit that must come back is the case's span (every needle lies inside it),
 or, without a span, each needle on its own. A hit is one top-k chunk holding
 the whole span; with needles alone, every needle whole in some top-k chunk.
 Only chunks of the case's pinned documents count, when it has a ``doc``.
+
+A hit is decided from the retrieved chunks alone, as a hand-written
+``needle in chunk`` test decides it. The corpus is searched only to explain a
+miss: is the span in it at all (absent), whole in some chunk (ranked_out), or
+cut by a boundary (split)? A ``{from, to}`` span is the one exception: it is
+the shortest such passage of the corpus, so finding it reads the corpus.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..chunking.chunk import Chunk
 from ..chunking.geometry import shared
@@ -36,6 +43,114 @@ class _Units:
     outside: list[str]  # needles the found {from, to} span does not contain
 
 
+@dataclass(frozen=True)
+class _Top:
+    """The retrieved results as the case's match mode reads them."""
+
+    results: list[Retrieved]
+    texts: list[str]  # each result's text in match space
+    counted: list[
+        bool
+    ]  # whether it counts: it is a chunk of a pinned document, or nothing is pinned
+
+    @classmethod
+    def of(cls, results: Sequence[Retrieved], finder: Finder, docs: Collection[str] | None) -> _Top:
+        prepare = finder.matcher.prepare
+        texts = [
+            finder.prepared(result.chunk) if result.chunk is not None else prepare(result.text)
+            for result in results
+        ]
+        return cls(list(results), texts, [_counts(result.chunk, docs) for result in results])
+
+    def first_rank(self, pattern: str, finder: Finder) -> int | None:
+        """The rank of the first result that counts and holds ``pattern`` whole."""
+        contains = finder.matcher.contains
+        for rank, (text, counts) in enumerate(zip(self.texts, self.counted, strict=True), start=1):
+            if counts and contains(text, pattern):
+                return rank
+        return None
+
+    def holders(self, patterns: Sequence[str], finder: Finder) -> list[Chunk]:
+        """The chunks among the results that count and hold every one of ``patterns``."""
+        contains = finder.matcher.contains
+        return [
+            result.chunk
+            for result, text, counts in zip(self.results, self.texts, self.counted, strict=True)
+            if counts
+            and result.chunk is not None
+            and all(contains(text, pattern) for pattern in patterns)
+        ]
+
+    def vouched(self, pattern: str, finder: Finder) -> bool:
+        """Whether a retrieved chunk that holds ``pattern`` shows that the corpus has it.
+
+        Then the corpus need not be searched to call the case a hit: what a
+        retrieved chunk holds is in the corpus, unless the chunker rewrote it.
+        """
+        return any(finder.vouches(chunk, pattern) for chunk in self.holders([pattern], finder))
+
+
+def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) -> Verdict:
+    """The verdict, from each unit's first rank in the top k and what the corpus says of a miss.
+
+    ``absent``: a unit, or a part of the span, is not in the corpus; ``whole[i]``:
+    some chunk of the corpus holds unit ``i`` whole.
+    """
+    if absent:
+        return "absent"
+    if all(rank is not None for rank in ranks):
+        return "hit"
+    if any(rank is None and not held for rank, held in zip(ranks, whole, strict=True)):
+        return "split"
+    return "ranked_out"
+
+
+@dataclass(frozen=True)
+class _Context:
+    """What every entry of a case records, whatever its verdict."""
+
+    case: Case
+    units: _Units
+    top: _Top
+    finder: Finder
+    gold_file: str
+    k: int
+    docs: Collection[str] | None
+    length: Callable[[str], int]
+    unit: str
+
+    def entry(self, verdict: Verdict, rank: int | None, **details: Any) -> CaseResult:
+        """The case's result with ``verdict``, ``rank`` and the ``details`` of its verdict."""
+        case, finder, length = self.case, self.finder, self.length
+        return CaseResult(
+            gold_file=self.gold_file,
+            id=case.id,
+            line=case.line,
+            question=case.question,
+            needles=list(case.needles),
+            span=self.units.shown,
+            verdict=verdict,
+            rank=rank,
+            k=self.k,
+            match=finder.matcher.mode,
+            needle_lengths=[length(needle) for needle in case.needles],
+            span_length=_span_length(case, self.units, finder, length),
+            unit=self.unit,
+            top=[
+                finder.views.view(result.chunk, rank=result.rank, length=length)
+                if result.chunk is not None
+                else ChunkView.of(None, text=result.text, rank=result.rank)
+                for result in self.top.results
+            ],
+            retrieved_ids=[
+                finder.views.id(result.chunk) if result.chunk is not None else None
+                for result in self.top.results
+            ],
+            docs=sorted(self.docs) if self.docs is not None else None,
+            **details,
+        )
+
+
 def judge(
     case: Case,
     top: Sequence[Retrieved],
@@ -53,102 +168,127 @@ def judge(
     chunks seen through the case's match mode). ``docs`` pins the documents
     that count; ``length`` measures the span and the chunks around a cut.
     """
-    matcher = finder.matcher
-    top = list(top)
-    texts = [
-        finder.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in top
-    ]
-    counted = [_counts(r.chunk, docs) for r in top]
+    retrieved = _Top.of(top, finder, docs)
     units = _units(case, finder, docs)
-    ranks = [_first_rank(p, texts, counted, finder) for p in units.patterns]
-    locations = {p: finder.locate(p, docs) for p in units.patterns}
+    context = _Context(case, units, retrieved, finder, gold_file, k, docs, length, unit)
+    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
+    if (
+        units.patterns
+        and not units.missing
+        and not units.outside
+        and all(rank is not None for rank in ranks)
+        and all(retrieved.vouched(pattern, finder) for pattern in units.patterns)
+    ):
+        return _hit(context, ranks)
+    locations = [finder.locate(pattern, docs) for pattern in units.patterns]
     absent = units.missing + [
-        units.written[p] for p, where in locations.items() if not where.present
+        units.written[pattern]
+        for pattern, where in zip(units.patterns, locations, strict=True)
+        if not where.present
     ]
-    failed = bool(absent or units.outside)
+    verdict = decide(
+        ranks, absent=bool(absent or units.outside), whole=[where.whole for where in locations]
+    )
+    if verdict == "hit":
+        return _hit(context, ranks)
+    return _miss(context, verdict, ranks, locations, absent)
+
+
+def _hit(context: _Context, ranks: Sequence[int | None]) -> CaseResult:
+    """A hit's entry, from the retrieved chunks: its rank, its holders, where the span sits.
+
+    The span (or first needle) is placed where the first retrieved chunk that
+    holds it has it in its document; with one unit, the chunk that the chunk
+    map gives for that place is named among the holders, as a miss names the
+    corpus's first holder.
+    """
+    patterns, finder = context.units.patterns, context.finder
+    rank = max(rank for rank in ranks if rank is not None)
+    holders = context.top.holders(patterns, finder)
+    at = context.units.at
+    if at is None:
+        first = context.top.holders(patterns[:1], finder)
+        at = finder.held_at(first[0], patterns[0]) if first else None
+    if at is not None and len(patterns) == 1:
+        mapped = finder.holder(at, patterns[0])
+        if mapped is not None:
+            holders.append(mapped)
+    return context.entry(
+        "hit",
+        rank,
+        span_split=False,
+        holding_rank=rank,
+        holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
+        span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
+    )
+
+
+def _miss(
+    context: _Context,
+    verdict: Verdict,
+    ranks: Sequence[int | None],
+    locations: Sequence[Location],
+    absent: list[str],
+) -> CaseResult:
+    """A miss's entry: what the corpus says of the span, for the failure message and the report."""
+    units, finder, top, docs = context.units, context.finder, context.top, context.docs
     split = [
-        p
-        for p, rank in zip(units.patterns, ranks, strict=True)
-        if rank is None and locations[p].present and not locations[p].whole
+        pattern
+        for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
+        if rank is None and where.present and not where.whole
     ]
-    hit = not failed and all(rank is not None for rank in ranks)
-    verdict: Verdict = "absent" if failed else "hit" if hit else "split" if split else "ranked_out"
-    rank = max(r for r in ranks if r is not None) if hit else None
-    holders = [
-        r.chunk
-        for r, text, ok in zip(top, texts, counted, strict=True)
-        if ok and r.chunk is not None and all(matcher.contains(text, p) for p in units.patterns)
+    where_split = [
+        where
+        for rank, where in zip(ranks, locations, strict=True)
+        if rank is None and where.present and not where.whole
     ]
-    corpus_holder = locations[units.patterns[0]].holder if len(units.patterns) == 1 else None
-    if corpus_holder is not None:
-        holders.append(corpus_holder)
-    first = units.patterns[0] if units.patterns else None
-    at = units.at or (locations[first].occurrence if first is not None else None)
-    return CaseResult(
-        gold_file=gold_file,
-        id=case.id,
-        line=case.line,
-        question=case.question,
-        needles=list(case.needles),
-        span=units.shown,
-        verdict=verdict,
-        rank=rank,
-        span_split=bool(split)
-        or any(
-            r is None and where.present and not where.whole
-            for r, where in zip(ranks, locations.values(), strict=True)
-        ),
-        k=k,
-        match=matcher.mode,
-        needle_lengths=[length(n) for n in case.needles],
-        span_length=_span_length(case, units, finder, length),
-        unit=unit,
-        top=[
-            finder.views.view(r.chunk, rank=r.rank, length=length)
-            if r.chunk is not None
-            else ChunkView.of(None, text=r.text, rank=r.rank)
-            for r in top
-        ],
+    holders = top.holders(units.patterns, finder)
+    if len(units.patterns) == 1 and locations[0].holder is not None:
+        holders.append(locations[0].holder)
+    at = units.at or (locations[0].occurrence if locations else None)
+    return context.entry(
+        verdict,
+        None,
+        span_split=bool(split),
         held=[
-            Held(units.written[p], _view(finder, locations[p].holder))
-            for p, r in zip(units.patterns, ranks, strict=True)
-            if verdict == "ranked_out" and r is None
+            Held(units.written[pattern], _view(finder, where.holder))
+            for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
+            if verdict == "ranked_out" and rank is None
         ],
-        cut=_cut(finder, locations[split[0]], length) if split and not failed else None,
-        closest=closest(finder, matcher.prepare(absent[0])) if absent else None,
+        cut=_cut(finder, where_split[0], context.length)
+        if where_split and verdict == "split"
+        else None,
+        closest=closest(finder, finder.matcher.prepare(absent[0])) if absent else None,
         missing=absent,
         outside=units.outside,
-        holding_rank=rank,
-        pieces_retrieved=_pieces_back(split, top, counted, finder, docs)
-        if verdict == "split"
-        else None,
-        retrieved_ids=[finder.views.id(r.chunk) if r.chunk is not None else None for r in top],
-        holding_ids=sorted({finder.views.id(c) for c in holders}),
+        holding_rank=None,
+        pieces_retrieved=_pieces_back(split, top, finder, docs) if verdict == "split" else None,
+        holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
-        docs=sorted(docs) if docs is not None else None,
         elsewhere=_elsewhere(absent, finder, docs) if absent and docs is not None else [],
     )
 
 
 def deepen(
-    result: CaseResult, case: Case, deeper: Sequence[Retrieved], finder: Finder,
-    *, depth: int, docs: Collection[str] | None = None,
-) -> CaseResult:  # fmt: skip
+    result: CaseResult,
+    case: Case,
+    deeper: Sequence[Retrieved],
+    finder: Finder,
+    *,
+    depth: int,
+    docs: Collection[str] | None = None,
+) -> CaseResult:
     """``result`` (a ranked_out case) with ``holding_rank`` read from a retrieval ``depth`` deep.
 
     It is the rank of the first chunk that holds the span (without one, the rank
     by which every needle has been held), or ``None`` when it is deeper still.
     """
-    matcher = finder.matcher
-    texts = [
-        finder.prepared(r.chunk) if r.chunk is not None else matcher.prepare(r.text) for r in deeper
-    ]
-    counted = [_counts(r.chunk, docs) for r in deeper]
+    retrieved = _Top.of(deeper, finder, docs)
     units = _units(case, finder, docs)
-    ranks = [_first_rank(p, texts, counted, finder) for p in units.patterns]
-    if not ranks or any(r is None for r in ranks):
+    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
+    if not ranks or any(rank is None for rank in ranks):
         return replace(result, depth=depth)
-    found = max(r for r in ranks if r is not None)
+    found = max(rank for rank in ranks if rank is not None)
     holder = deeper[found - 1].chunk
     extra = [finder.views.id(holder)] if holder is not None and len(units.patterns) == 1 else []
     return replace(
@@ -164,16 +304,11 @@ def _counts(chunk: Chunk | None, docs: Collection[str] | None) -> bool:
     return docs is None or (chunk is not None and chunk.doc in docs)
 
 
-def _first_rank(pattern: str, texts: list[str], counted: list[bool], finder: Finder) -> int | None:
-    for rank, (text, ok) in enumerate(zip(texts, counted, strict=True), start=1):
-        if ok and finder.matcher.contains(text, pattern):
-            return rank
-    return None
-
-
 def _units(case: Case, finder: Finder, docs: Collection[str] | None) -> _Units:
+    """What must come back whole. Only a ``{from, to}`` span reads the corpus: it is the
+    shortest passage there that runs from one to the other."""
     prepare = finder.matcher.prepare
-    needles = {prepare(n): n for n in case.needles}
+    needles = {prepare(needle): needle for needle in case.needles}
     if case.span is None:
         return _Units(list(needles), needles, None, [], None, [])
     if isinstance(case.span, str):
@@ -184,10 +319,14 @@ def _units(case: Case, finder: Finder, docs: Collection[str] | None) -> _Units:
     written = {start: case.span.start, end: case.span.end}
     found = finder.passage(start, end, docs)
     if found is None:
-        missing = [written[p] for p in (start, end) if not finder.occurs(p, docs)]
+        missing = [written[part] for part in (start, end) if not finder.occurs(part, docs)]
         return _Units([], written, shown, missing or [str(case.span)], None, [])
     passage, at = found
-    outside = [n for p, n in needles.items() if not finder.matcher.contains(passage, p)]
+    outside = [
+        needle
+        for pattern, needle in needles.items()
+        if not finder.matcher.contains(passage, pattern)
+    ]
     if outside:
         return _Units([], written, shown, [], at, outside)
     return _Units([passage], {passage: str(case.span)}, shown, [], at, [])
@@ -207,15 +346,13 @@ def _elsewhere(absent: list[str], finder: Finder, docs: Collection[str] | None) 
     return list(found)
 
 
-def _pieces_back(
-    split: list[str],
-    top: list[Retrieved],
-    counted: list[bool],
-    finder: Finder,
-    docs: Collection[str] | None,
-) -> bool:
+def _pieces_back(split: list[str], top: _Top, finder: Finder, docs: Collection[str] | None) -> bool:
     """Whether each split span's pieces (its parts between the cuts) all lie in top-k chunks."""
-    placed = [r.chunk for r, ok in zip(top, counted, strict=True) if ok and r.chunk is not None]
+    placed = [
+        result.chunk
+        for result, counts in zip(top.results, top.counted, strict=True)
+        if counts and result.chunk is not None
+    ]
     for pattern in split:
         for number, occurrence in enumerate(finder.occurrences(pattern, docs)):
             if number >= _PIECE_OCCURRENCES:
@@ -231,9 +368,9 @@ def _covered(occurrence: Occurrence, chunks: list[Chunk]) -> bool:
     """Whether ``chunks`` together cover the occurrence's text, with no gap."""
     reach = occurrence.start
     spans = sorted(
-        (c.start, c.end)
-        for c in chunks
-        if c.doc == occurrence.doc and c.start is not None and c.end is not None
+        (chunk.start, chunk.end)
+        for chunk in chunks
+        if chunk.doc == occurrence.doc and chunk.start is not None and chunk.end is not None
     )
     for start, end in spans:
         if start > reach:
