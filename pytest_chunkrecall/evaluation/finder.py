@@ -200,14 +200,14 @@ class Finder:
         for doc_no, pos in index.find(end):
             candidates = starts.get(doc_no, [])
             finish = pos + len(end)
-            i = bisect_right(candidates, pos) - 1
+            nearest = bisect_right(candidates, pos) - 1
             # The nearest start may reach past this end (the end text occurs
             # inside the start text); an earlier start can still begin a passage.
-            while i >= 0 and candidates[i] + len(start) > finish:
-                i -= 1
-            if i < 0:
+            while nearest >= 0 and candidates[nearest] + len(start) > finish:
+                nearest -= 1
+            if nearest < 0:
                 continue
-            begin = candidates[i]
+            begin = candidates[nearest]
             if best is None or finish - begin < best[0]:
                 best = (finish - begin, doc_no, begin)
         if best is None:
@@ -288,16 +288,22 @@ class Finder:
         prepared = self.every_prepared()
         matcher = self.matcher
         threshold = matcher.threshold
-        counted = [i for i, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs]
+        counted = [
+            number for number, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs
+        ]
         # rapidfuzz ranks the candidates at C speed; the matcher then has the
         # last word on each, since it also asks that numbers agree exactly.
-        long_enough = [i for i in counted if len(prepared[i]) >= len(pattern)]
-        short = [i for i in counted if len(prepared[i]) < len(pattern)]
+        long_enough = [number for number in counted if len(prepared[number]) >= len(pattern)]
+        short = [number for number in counted if len(prepared[number]) < len(pattern)]
         for pool, scorer in ((long_enough, fuzz.partial_ratio), (short, fuzz.ratio)):
             ranked = process.extract(
-                pattern, [prepared[i] for i in pool], scorer=scorer,
-                processor=None, score_cutoff=threshold, limit=None,
-            )  # fmt: skip
+                pattern,
+                [prepared[number] for number in pool],
+                scorer=scorer,
+                processor=None,
+                score_cutoff=threshold,
+                limit=None,
+            )
             for _, _, position in ranked:
                 if matcher.contains(prepared[pool[position]], pattern):
                     return Location(self.chunks[pool[position]], None)
