@@ -45,13 +45,15 @@ class _Units:
 
 @dataclass(frozen=True)
 class _Top:
-    """The retrieved results as the case's match mode reads them."""
+    """The retrieved results as the case's match mode reads them.
+
+    ``texts`` are their texts in match space; ``counted`` says whether each
+    counts: a chunk of a pinned document, or any result when nothing is pinned.
+    """
 
     results: list[Retrieved]
-    texts: list[str]  # each result's text in match space
-    counted: list[
-        bool
-    ]  # whether it counts: it is a chunk of a pinned document, or nothing is pinned
+    texts: list[str]
+    counted: list[bool]
 
     @classmethod
     def of(cls, results: Sequence[Retrieved], finder: Finder, docs: Collection[str] | None) -> _Top:
@@ -70,24 +72,21 @@ class _Top:
                 return rank
         return None
 
-    def holders(self, patterns: Sequence[str], finder: Finder) -> list[Chunk]:
-        """The chunks among the results that count and hold every one of ``patterns``."""
+    def holding(self, pattern: str, finder: Finder) -> list[int]:
+        """The ranks of the results that count and hold ``pattern`` whole."""
         contains = finder.matcher.contains
         return [
-            result.chunk
-            for result, text, counts in zip(self.results, self.texts, self.counted, strict=True)
-            if counts
-            and result.chunk is not None
-            and all(contains(text, pattern) for pattern in patterns)
+            rank
+            for rank, (text, counts) in enumerate(
+                zip(self.texts, self.counted, strict=True), start=1
+            )
+            if counts and contains(text, pattern)
         ]
 
-    def vouched(self, pattern: str, finder: Finder) -> bool:
-        """Whether a retrieved chunk that holds ``pattern`` shows that the corpus has it.
-
-        Then the corpus need not be searched to call the case a hit: what a
-        retrieved chunk holds is in the corpus, unless the chunker rewrote it.
-        """
-        return any(finder.vouches(chunk, pattern) for chunk in self.holders([pattern], finder))
+    def chunks(self, ranks: Collection[int]) -> list[Chunk]:
+        """The chunks at ``ranks`` (1-based, as :meth:`holding` gives them), in rank order."""
+        found = (self.results[rank - 1].chunk for rank in sorted(ranks))
+        return [chunk for chunk in found if chunk is not None]
 
 
 def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) -> Verdict:
@@ -171,15 +170,10 @@ def judge(
     retrieved = _Top.of(top, finder, docs)
     units = _units(case, finder, docs)
     context = _Context(case, units, retrieved, finder, gold_file, k, docs, length, unit)
-    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
-    if (
-        units.patterns
-        and not units.missing
-        and not units.outside
-        and all(rank is not None for rank in ranks)
-        and all(retrieved.vouched(pattern, finder) for pattern in units.patterns)
-    ):
-        return _hit(context, ranks)
+    holding = [retrieved.holding(pattern, finder) for pattern in units.patterns]
+    if _hit_in_top(units, holding, retrieved, finder):
+        return _hit(context, holding)
+    ranks = [found[0] if found else None for found in holding]
     locations = [finder.locate(pattern, docs) for pattern in units.patterns]
     absent = units.missing + [
         units.written[pattern]
@@ -190,24 +184,35 @@ def judge(
         ranks, absent=bool(absent or units.outside), whole=[where.whole for where in locations]
     )
     if verdict == "hit":
-        return _hit(context, ranks)
-    return _miss(context, verdict, ranks, locations, absent)
+        return _hit(context, holding)
+    return _miss(context, verdict, holding, locations, absent)
 
 
-def _hit(context: _Context, ranks: Sequence[int | None]) -> CaseResult:
+def _hit_in_top(units: _Units, holding: Sequence[list[int]], top: _Top, finder: Finder) -> bool:
+    """Whether the top k alone shows a hit: each unit held by a retrieved chunk that vouches
+    for it (:meth:`Finder.vouches`), so that the corpus need not be searched."""
+    if not units.patterns or units.missing or units.outside:
+        return False
+    return all(
+        any(finder.vouches(chunk, pattern) for chunk in top.chunks(ranks))
+        for pattern, ranks in zip(units.patterns, holding, strict=True)
+    )
+
+
+def _hit(context: _Context, holding: Sequence[list[int]]) -> CaseResult:
     """A hit's entry, from the retrieved chunks: its rank, its holders, where the span sits.
 
-    The span (or first needle) is placed where the first retrieved chunk that
-    holds it has it in its document; with one unit, the chunk that the chunk
-    map gives for that place is named among the holders, as a miss names the
-    corpus's first holder.
+    ``holding`` gives the ranks that hold each unit. The span (or first needle)
+    is placed where the first retrieved chunk that holds it has it in its
+    document; with one unit, the chunk that the chunk map gives for that place
+    is named among the holders, as a miss names the corpus's first holder.
     """
-    patterns, finder = context.units.patterns, context.finder
-    rank = max(rank for rank in ranks if rank is not None)
-    holders = context.top.holders(patterns, finder)
+    patterns, finder, top = context.units.patterns, context.finder, context.top
+    rank = max(ranks[0] for ranks in holding)
+    holders = top.chunks(set(holding[0]).intersection(*holding[1:]))
     at = context.units.at
     if at is None:
-        first = context.top.holders(patterns[:1], finder)
+        first = top.chunks(holding[0])
         at = finder.held_at(first[0], patterns[0]) if first else None
     if at is not None and len(patterns) == 1:
         mapped = finder.holder(at, patterns[0])
@@ -226,12 +231,17 @@ def _hit(context: _Context, ranks: Sequence[int | None]) -> CaseResult:
 def _miss(
     context: _Context,
     verdict: Verdict,
-    ranks: Sequence[int | None],
+    holding: Sequence[list[int]],
     locations: Sequence[Location],
     absent: list[str],
 ) -> CaseResult:
-    """A miss's entry: what the corpus says of the span, for the failure message and the report."""
+    """A miss's entry: what the corpus says of the span, for the failure message and the report.
+
+    ``holding`` gives the ranks that hold each unit, ``locations`` where the
+    corpus has it, and ``absent`` what of the span it does not have.
+    """
     units, finder, top, docs = context.units, context.finder, context.top, context.docs
+    ranks = [found[0] if found else None for found in holding]
     split = [
         pattern
         for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
@@ -242,7 +252,7 @@ def _miss(
         for rank, where in zip(ranks, locations, strict=True)
         if rank is None and where.present and not where.whole
     ]
-    holders = top.holders(units.patterns, finder)
+    holders = top.chunks(set(holding[0]).intersection(*holding[1:])) if holding else []
     if len(units.patterns) == 1 and locations[0].holder is not None:
         holders.append(locations[0].holder)
     at = units.at or (locations[0].occurrence if locations else None)
