@@ -18,75 +18,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from ..chunking.chunk import Chunk
-from ..chunking.geometry import shared
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from .closest import closest
-from .finder import Finder, Location, Occurrence
-from .results import CaseResult, ChunkView, CutView, Held, SpanAt, Verdict
-
-_CONTEXT = 40  # characters shown either side of a cut
-_PIECE_OCCURRENCES = 20  # occurrences of a split span tried for pieces that came back
-_ELSEWHERE = 5  # other documents named for text that is not in the pinned ones
-
-
-@dataclass(frozen=True)
-class _Units:
-    """What must come back whole, in match space, and what of the span is missing."""
-
-    patterns: list[str]
-    written: dict[str, str]  # pattern -> how the gold file wrote it
-    shown: str | None  # the span as the failure message shows it
-    missing: list[str]  # written parts of the span not in the corpus
-    at: Occurrence | None  # where a {from, to} span was found
-    outside: list[str]  # needles the found {from, to} span does not contain
-
-
-@dataclass(frozen=True)
-class _Top:
-    """The retrieved results as the case's match mode reads them.
-
-    ``texts`` are their texts in match space; ``counted`` says whether each
-    counts: a chunk of a pinned document, or any result when nothing is pinned.
-    """
-
-    results: list[Retrieved]
-    texts: list[str]
-    counted: list[bool]
-
-    @classmethod
-    def of(cls, results: Sequence[Retrieved], finder: Finder, docs: Collection[str] | None) -> _Top:
-        prepare = finder.matcher.prepare
-        texts = [
-            finder.prepared(result.chunk) if result.chunk is not None else prepare(result.text)
-            for result in results
-        ]
-        return cls(list(results), texts, [_counts(result.chunk, docs) for result in results])
-
-    def first_rank(self, pattern: str, finder: Finder) -> int | None:
-        """The rank of the first result that counts and holds ``pattern`` whole."""
-        contains = finder.matcher.contains
-        for rank, (text, counts) in enumerate(zip(self.texts, self.counted, strict=True), start=1):
-            if counts and contains(text, pattern):
-                return rank
-        return None
-
-    def holding(self, pattern: str, finder: Finder) -> list[int]:
-        """The ranks of the results that count and hold ``pattern`` whole."""
-        contains = finder.matcher.contains
-        return [
-            rank
-            for rank, (text, counts) in enumerate(
-                zip(self.texts, self.counted, strict=True), start=1
-            )
-            if counts and contains(text, pattern)
-        ]
-
-    def chunks(self, ranks: Collection[int]) -> list[Chunk]:
-        """The chunks at ``ranks`` (1-based, as :meth:`holding` gives them), in rank order."""
-        found = (self.results[rank - 1].chunk for rank in sorted(ranks))
-        return [chunk for chunk in found if chunk is not None]
+from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
+from .finder import Finder, Location
+from .results import CaseResult, ChunkView, Held, SpanAt, Verdict
+from .units import TopK, Units, units_of
 
 
 def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) -> Verdict:
@@ -109,8 +47,8 @@ class _Context:
     """What every entry of a case records, whatever its verdict."""
 
     case: Case
-    units: _Units
-    top: _Top
+    units: Units
+    top: TopK
     finder: Finder
     gold_file: str
     k: int
@@ -167,8 +105,8 @@ def judge(
     chunks seen through the case's match mode). ``docs`` pins the documents
     that count; ``length`` measures the span and the chunks around a cut.
     """
-    retrieved = _Top.of(top, finder, docs)
-    units = _units(case, finder, docs)
+    retrieved = TopK.of(top, finder, docs)
+    units = units_of(case, finder, docs)
     context = _Context(case, units, retrieved, finder, gold_file, k, docs, length, unit)
     holding = [retrieved.holding(pattern, finder) for pattern in units.patterns]
     if _hit_in_top(units, holding, retrieved, finder):
@@ -188,7 +126,7 @@ def judge(
     return _miss(context, verdict, holding, locations, absent)
 
 
-def _hit_in_top(units: _Units, holding: Sequence[list[int]], top: _Top, finder: Finder) -> bool:
+def _hit_in_top(units: Units, holding: Sequence[list[int]], top: TopK, finder: Finder) -> bool:
     """Whether the top k alone shows a hit: each unit held by a retrieved chunk that vouches
     for it (:meth:`Finder.vouches`), so that the corpus need not be searched."""
     if not units.patterns or units.missing or units.outside:
@@ -261,21 +199,23 @@ def _miss(
         None,
         span_split=bool(split),
         held=[
-            Held(units.written[pattern], _view(finder, where.holder))
+            Held(units.written[pattern], held_view(finder, where.holder))
             for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
             if verdict == "ranked_out" and rank is None
         ],
-        cut=_cut(finder, where_split[0], context.length)
+        cut=cut_view(finder, where_split[0], context.length)
         if where_split and verdict == "split"
         else None,
         closest=closest(finder, finder.matcher.prepare(absent[0])) if absent else None,
         missing=absent,
         outside=units.outside,
         holding_rank=None,
-        pieces_retrieved=_pieces_back(split, top, finder, docs) if verdict == "split" else None,
+        pieces_retrieved=pieces_retrieved(split, top.counted_chunks(), finder, docs)
+        if verdict == "split"
+        else None,
         holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
-        elsewhere=_elsewhere(absent, finder, docs) if absent and docs is not None else [],
+        elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
     )
 
 
@@ -293,8 +233,8 @@ def deepen(
     It is the rank of the first chunk that holds the span (without one, the rank
     by which every needle has been held), or ``None`` when it is deeper still.
     """
-    retrieved = _Top.of(deeper, finder, docs)
-    units = _units(case, finder, docs)
+    retrieved = TopK.of(deeper, finder, docs)
+    units = units_of(case, finder, docs)
     ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
     if not ranks or any(rank is None for rank in ranks):
         return replace(result, depth=depth)
@@ -309,89 +249,7 @@ def deepen(
     )
 
 
-def _counts(chunk: Chunk | None, docs: Collection[str] | None) -> bool:
-    """Whether a result counts: any result without a pin; with one, chunks of the pinned docs."""
-    return docs is None or (chunk is not None and chunk.doc in docs)
-
-
-def _units(case: Case, finder: Finder, docs: Collection[str] | None) -> _Units:
-    """What must come back whole. Only a ``{from, to}`` span reads the corpus: it is the
-    shortest passage there that runs from one to the other."""
-    prepare = finder.matcher.prepare
-    needles = {prepare(needle): needle for needle in case.needles}
-    if case.span is None:
-        return _Units(list(needles), needles, None, [], None, [])
-    if isinstance(case.span, str):
-        span = prepare(case.span)
-        return _Units([span], {span: case.span}, case.span, [], None, [])
-    start, end = prepare(case.span.start), prepare(case.span.end)
-    shown = f"from {case.span.start!r} to {case.span.end!r}"
-    written = {start: case.span.start, end: case.span.end}
-    found = finder.passage(start, end, docs)
-    if found is None:
-        missing = [written[part] for part in (start, end) if not finder.occurs(part, docs)]
-        return _Units([], written, shown, missing or [str(case.span)], None, [])
-    passage, at = found
-    outside = [
-        needle
-        for pattern, needle in needles.items()
-        if not finder.matcher.contains(passage, pattern)
-    ]
-    if outside:
-        return _Units([], written, shown, [], at, outside)
-    return _Units([passage], {passage: str(case.span)}, shown, [], at, [])
-
-
-def _elsewhere(absent: list[str], finder: Finder, docs: Collection[str] | None) -> list[str]:
-    """The other documents that do hold the missing text, when the case pins its documents."""
-    prepare = finder.matcher.prepare
-    found: dict[str, None] = {}
-    for text in absent:
-        pattern = prepare(text)
-        for occurrence in finder.occurrences(pattern):
-            if docs is None or occurrence.doc not in docs:
-                found.setdefault(occurrence.doc, None)
-                if len(found) >= _ELSEWHERE:
-                    return list(found)
-    return list(found)
-
-
-def _pieces_back(split: list[str], top: _Top, finder: Finder, docs: Collection[str] | None) -> bool:
-    """Whether each split span's pieces (its parts between the cuts) all lie in top-k chunks."""
-    placed = [
-        result.chunk
-        for result, counts in zip(top.results, top.counted, strict=True)
-        if counts and result.chunk is not None
-    ]
-    for pattern in split:
-        for number, occurrence in enumerate(finder.occurrences(pattern, docs)):
-            if number >= _PIECE_OCCURRENCES:
-                return False
-            if _covered(occurrence, placed):
-                break
-        else:
-            return False
-    return True
-
-
-def _covered(occurrence: Occurrence, chunks: list[Chunk]) -> bool:
-    """Whether ``chunks`` together cover the occurrence's text, with no gap."""
-    reach = occurrence.start
-    spans = sorted(
-        (chunk.start, chunk.end)
-        for chunk in chunks
-        if chunk.doc == occurrence.doc and chunk.start is not None and chunk.end is not None
-    )
-    for start, end in spans:
-        if start > reach:
-            break
-        reach = max(reach, end)
-        if reach >= occurrence.end:
-            return True
-    return reach >= occurrence.end
-
-
-def _span_length(case: Case, units: _Units, finder: Finder, length: Callable[[str], int]) -> int:
+def _span_length(case: Case, units: Units, finder: Finder, length: Callable[[str], int]) -> int:
     """The length of the span as written, or as found in its document; without one, the longest needle."""
     if isinstance(case.span, str):
         return length(case.span)
@@ -402,38 +260,3 @@ def _span_length(case: Case, units: _Units, finder: Finder, length: Callable[[st
     if isinstance(case.span, SpanRange):
         return length(f"{case.span.start} … {case.span.end}")
     return max(length(needle) for needle in case.needles)
-
-
-def _cut(finder: Finder, location: Location, length: Callable[[str], int]) -> CutView | None:
-    occurrence = location.occurrence
-    if occurrence is None:
-        return None
-    cut = finder.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
-    if cut is None or (cut.left is not None and cut.offset >= occurrence.end):
-        # No boundary divides it: a chunk covers it but, in exact mode, holds
-        # it only up to whitespace or case (the chunker rewrote them).
-        return None
-    text = finder.document(occurrence.doc).text
-    before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
-    after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
-    left, right = cut.left, cut.right
-    overlap = None
-    if left is not None and right is not None and left.end is not None and right.start is not None:
-        overlap = shared(text, left.end, right.start)
-    return CutView(
-        doc=cut.doc,
-        offset=cut.offset,
-        before=_one_line(before),
-        after=_one_line(after),
-        left=finder.views.view(left, length=length) if left else None,
-        right=finder.views.view(right, length=length) if right else None,
-        overlap=overlap,
-    )
-
-
-def _view(finder: Finder, chunk: Chunk | None) -> ChunkView:
-    return finder.views.view(chunk) if chunk is not None else ChunkView.of(None)
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
