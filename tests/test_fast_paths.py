@@ -63,7 +63,27 @@ def scan(texts: list[str], pattern: str) -> list[tuple[int, int]]:
 @example((["aba ab, ba ab"], "ab, b"))
 def test_find_through_the_rarest_anchor_equals_a_literal_scan(case):
     texts, pattern = case
+    assert list(WordIndex(texts, scans_before_indexing=0).find(pattern)) == scan(texts, pattern)
     assert list(WordIndex(texts).find(pattern)) == scan(texts, pattern)
+
+
+def test_patterns_are_scanned_for_until_the_scans_have_read_the_corpus_enough_times():
+    texts = ["the weight of quxa is 5 ab.", "the depth of qux is 7."]
+    index = WordIndex(texts, scans_before_indexing=2)
+    for pattern in ("qux", "of qux", "the"):
+        assert (index.indexed, list(index.find(pattern))) == (False, scan(texts, pattern))
+    # three scans have read the corpus three times: the next search builds the index
+    assert list(index.find("is 7")) == scan(texts, "is 7")
+    assert index.indexed
+    assert list(index.find("qux")) == scan(texts, "qux")
+
+
+def test_a_scan_stopped_at_the_first_occurrence_reads_only_the_texts_it_reached():
+    texts = ["rare", "common " * 1000, "common " * 1000]
+    index = WordIndex(texts, scans_before_indexing=1)
+    for _ in range(100):
+        assert next(index.find("rare")) == (0, 0)
+    assert not index.indexed
 
 
 # ---------------------------------------------------------------- folding

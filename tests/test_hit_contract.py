@@ -60,6 +60,26 @@ def test_a_short_needle_from_the_wrong_passage_is_no_hit(saas):
     result.stdout.fnmatch_lines(["*doc:      docs/trash.md"])
 
 
+def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
+    # billing.md comes first in the corpus and says "30 days" too; the trash chunk answered.
+    saas_gold(
+        saas,
+        """
+        - id: trash
+          question: How long do deleted items stay in the trash?
+          needle: 30 days
+        """,
+        rankings="{How long do deleted items stay in the trash?: [1]}",
+    )
+    result, report = saas.report()
+    result.assert_outcomes(passed=1)
+    (case,) = report["cases"]
+    assert (case["verdict"], case["rank"]) == ("hit", 1)
+    start = TRASH.index("30 days")
+    assert case["span_at"] == {"doc": "docs/trash.md", "start": start, "end": start + 7}
+    assert case["holding_ids"] == ["docs/trash.md#1"]
+
+
 def test_a_pinned_needle_that_is_only_elsewhere_is_absent_and_says_where_it_is(saas):
     saas_gold(
         saas,

@@ -312,7 +312,7 @@ def test_a_verdict_maps_back_only_the_occurrences_before_the_first_whole_one(mon
 def test_finding_the_first_occurrence_reads_no_further_in_the_index():
     from pytest_chunkrecall.text.index import WordIndex
 
-    index = WordIndex([" ".join(["common", "rare"] * 10_000)])
+    index = WordIndex([" ".join(["common", "rare"] * 10_000)], scans_before_indexing=0)
     read = []
 
     class Counted(list):

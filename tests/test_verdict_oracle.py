@@ -4,23 +4,40 @@ The oracle scans every chunk's text: no chunk map, no word index, no early stop.
 Documents are drawn from a few words so that needles repeat, inside and across
 documents; chunkings are arbitrary windows (gaps and overlaps included), spans
 are slices of a document, and a case may pin a subset of the documents.
+
+A hit is decided from the retrieved chunks alone, without the corpus search that
+explains a miss: the properties at the end check that this changes nothing, in
+every match mode, against the same case judged with the corpus searched.
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from hypothesis import event, given, settings
+import pytest
+from hypothesis import event, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.chunking.chunk import Chunk
 from pytest_chunkrecall.corpus import Document
+from pytest_chunkrecall.evaluation.finder import Finder
 from pytest_chunkrecall.evaluation.suite import Component, SuiteCache
 from pytest_chunkrecall.evaluation.verdict import deepen, judge
 from pytest_chunkrecall.gold import Case
 from pytest_chunkrecall.text.matcher import Matcher
 
 WORDS = ("30", "days", "fee", "trash", "the")
+SPACES = (" ",)
+# Words that normalized matching reads alike (case, ß and ss, the ligature fi),
+# and separators that it collapses.
+FOLDED_WORDS = ("30", "Days", "DAYS", "days", "Straße", "strasse", "ﬁle", "file", "the")
+FOLDED_SPACES = (" ", "  ", "\n", " \t ")
+# With decomposed letters too: a window can cut "e" from its accent, and then
+# holds "cafe" where the document says "café".
+ACCENTED_WORDS = (*FOLDED_WORDS, "cafe", "cafe\u0301", "café", "Éte", "e\u0301te")
 
 
 @dataclass(frozen=True)
@@ -35,16 +52,17 @@ class World:
 
 
 @st.composite
-def worlds(draw: st.DrawFn) -> World:
+def worlds(draw: st.DrawFn, words: Sequence[str] = WORDS, spaces: Sequence[str] = SPACES) -> World:
     count = draw(st.integers(1, 3))
-    documents = tuple(
+    texts = []
+    for number in range(count):
         # each document starts with its own word, so that no two are the same text
-        Document(
-            f"d{n}.md",
-            " ".join([f"doc{n}", *draw(st.lists(st.sampled_from(WORDS), min_size=2, max_size=14))]),
-        )
-        for n in range(count)
-    )
+        drawn = draw(st.lists(st.sampled_from(words), min_size=2, max_size=14))
+        text = f"doc{number}"
+        for word in drawn:
+            text += draw(st.sampled_from(spaces)) + word
+        texts.append(text)
+    documents = tuple(Document(f"d{number}.md", text) for number, text in enumerate(texts))
     windows = {}
     for doc in documents:
         size = len(doc.text)
@@ -57,20 +75,26 @@ def worlds(draw: st.DrawFn) -> World:
     total = sum(len(w) for w in windows.values())
     ranking = draw(st.permutations(list(range(total))))
     source = draw(st.sampled_from(documents))
-    words = source.text.split(" ")
-    first = draw(st.integers(0, len(words) - 1))
-    last = draw(st.integers(first + 1, min(len(words), first + 4)))
-    span = " ".join(words[first:last])
-    needle = draw(st.sampled_from(words[first:last]))
+    places = [match.span() for match in re.finditer(r"\S+", source.text)]
+    first = draw(st.integers(0, len(places) - 1))
+    last = draw(st.integers(first + 1, min(len(places), first + 4)))
+    span = source.text[places[first][0] : places[last - 1][1]]
+    start, end = draw(st.sampled_from(places[first:last]))
+    needle = source.text[start:end]
     if draw(st.integers(0, 3)) == 0:  # a needle from anywhere, with no span
-        needle, span_or_none = draw(st.sampled_from(WORDS)), None
+        needle, span_or_none = draw(st.sampled_from(words)), None
     else:
         span_or_none = span if span != needle else None
     pin = draw(st.none() | st.sets(st.sampled_from([d.id for d in documents]), min_size=1))
     return World(
-        documents, windows, ranking, needle, span_or_none,
-        frozenset(pin) if pin is not None else None, draw(st.integers(1, 4)),
-    )  # fmt: skip
+        documents,
+        windows,
+        ranking,
+        needle,
+        span_or_none,
+        frozenset(pin) if pin is not None else None,
+        draw(st.integers(1, 4)),
+    )
 
 
 def build(world: World):
@@ -87,41 +111,142 @@ def build(world: World):
     return suite
 
 
-def oracle(world: World, chunks: tuple[Chunk, ...]) -> tuple[str, int | None, int | None]:
+def as_written(text: str) -> str:
+    return text
+
+
+def normalized(text: str) -> str:
+    """The normalized match mode's definition: NFKC, casefolded, whitespace runs collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def oracle(
+    world: World, chunks: tuple[Chunk, ...], prepare=as_written
+) -> tuple[str, int | None, int | None]:
     """(verdict, rank, holding_rank) by the definitions, scanning chunk texts."""
-    unit = world.span if world.span is not None else world.needle
+    unit = prepare(world.span if world.span is not None else world.needle)
     allowed = world.docs
 
     def counts(chunk: Chunk) -> bool:
         return allowed is None or chunk.doc in allowed
 
-    in_corpus = any(unit in d.text for d in world.documents if allowed is None or d.id in allowed)
+    def holds(chunk: Chunk) -> bool:
+        return counts(chunk) and unit in prepare(chunk.text)
+
+    in_corpus = any(
+        unit in prepare(doc.text) for doc in world.documents if allowed is None or doc.id in allowed
+    )
     if not in_corpus:
         return "absent", None, None
-    ranked = [chunks[i] for i in world.ranking]
-    holding = next((r for r, c in enumerate(ranked, 1) if counts(c) and unit in c.text), None)
+    ranked = [chunks[number] for number in world.ranking]
+    holding = next((rank for rank, chunk in enumerate(ranked, 1) if holds(chunk)), None)
     if holding is not None and holding <= world.k:
         return "hit", holding, holding
-    if any(counts(c) and unit in c.text for c in chunks):
+    if any(holds(chunk) for chunk in chunks):
         return "ranked_out", None, holding
     return "split", None, None
 
 
-@settings(max_examples=300)
-@given(worlds())
-def test_verdicts_rank_and_holding_rank_equal_a_literal_scan(world):
+def judged(world: World, mode: str = "exact"):
     suite = build(world)
-    finder = suite.finder(Matcher("exact"))
+    finder = suite.finder(Matcher(mode))
     case = Case("c", "q", (world.needle,), world.span)
-    top = suite.search("q", world.k)
-    result = judge(case, top, finder, gold_file="g", k=world.k, docs=world.docs)
+    result = judge(
+        case, suite.search("q", world.k), finder, gold_file="g", k=world.k, docs=world.docs
+    )
     depth = len(suite.chunks)
     if result.verdict == "ranked_out":
         result = deepen(
             result, case, suite.search("q", depth), finder, depth=depth, docs=world.docs
         )
+    return suite, result
+
+
+@settings(max_examples=300)
+@given(worlds())
+def test_verdicts_rank_and_holding_rank_equal_a_literal_scan(world):
+    suite, result = judged(world)
     verdict, rank, holding = oracle(world, suite.chunks)
     event(f"{verdict}, pinned={world.docs is not None}, span={world.span is not None}")
     assert (result.verdict, result.rank) == (verdict, rank)
     assert result.holding_rank == holding
     assert result.span_split == (verdict == "split")
+
+
+@settings(max_examples=300)
+@given(worlds(FOLDED_WORDS, FOLDED_SPACES))
+def test_normalized_verdicts_equal_a_literal_scan_of_normalized_text(world):
+    suite, result = judged(world, "normalized")
+    verdict, rank, holding = oracle(world, suite.chunks, normalized)
+    event(f"{verdict}, pinned={world.docs is not None}, span={world.span is not None}")
+    assert (result.verdict, result.rank) == (verdict, rank)
+    assert result.holding_rank == holding
+    assert result.span_split == (verdict == "split")
+
+
+def judged_with_the_corpus_searched(world: World, mode: str):
+    """The case judged as if no retrieved chunk could vouch for a hit: the corpus decides."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(Finder, "vouches", lambda self, chunk, pattern: False)
+        return judged(world, mode)[1]
+
+
+# The one window holds "cafe", cut from its accent: the document says "café", so
+# in normalized mode the needle is absent though the retrieved chunk has it.
+CUT_FROM_ITS_ACCENT = World(
+    (Document("d0.md", "doc0 cafe\u0301 the"),), {"d0.md": [(0, 9)]}, [0], "cafe", None, None, 1
+)
+
+
+@pytest.mark.parametrize("mode", ["exact", "normalized", "fuzzy"])
+@settings(max_examples=200)
+@given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
+@example(world=CUT_FROM_ITS_ACCENT)
+def test_a_hit_from_the_top_k_alone_is_the_entry_the_corpus_search_gives(mode, world):
+    searched = judged_with_the_corpus_searched(world, mode)
+    _, result = judged(world, mode)
+    event(f"{mode}: {result.verdict}")
+    assert result == searched
+
+
+@settings(max_examples=300)
+@given(worlds(ACCENTED_WORDS, FOLDED_SPACES))
+def test_a_hit_places_its_span_in_the_first_retrieved_chunk_that_holds_it(world):
+    suite, result = judged(world, "normalized")
+    if result.verdict != "hit":
+        return
+    unit = normalized(world.span if world.span is not None else world.needle)
+    holders = [
+        chunk
+        for chunk in (suite.chunks[number] for number in world.ranking[: world.k])
+        if (world.docs is None or chunk.doc in world.docs) and unit in normalized(chunk.text)
+    ]
+    at = result.span_at
+    first = holders[0]
+    assert (at.doc, first.start <= at.start, at.end <= first.end) == (first.doc, True, True)
+    assert normalized(suite.document(at.doc).text[at.start : at.end]) == unit
+    assert {f"{chunk.doc}#{chunk.index}" for chunk in holders} <= set(result.holding_ids)
+
+
+def test_a_hit_reads_no_corpus_and_a_miss_does(monkeypatch):
+    documents = (
+        Document("a.md", "The refund window is 30 days from delivery."),
+        Document("b.md", "Gift cards never expire."),
+    )
+    windows = {"a.md": [(0, 24), (21, 44)], "b.md": [(0, 24)]}
+    world = World(documents, windows, [1, 0, 2], "30 days", None, None, 1)
+    searched = []
+
+    def search(self, pattern, docs=None):
+        searched.append(pattern)
+        return original(self, pattern, docs)
+
+    original = Finder.locate
+    monkeypatch.setattr(Finder, "locate", search)
+    for mode in ("exact", "normalized", "fuzzy"):
+        _, result = judged(world, mode)
+        assert (result.verdict, result.rank, searched) == ("hit", 1, [])
+        assert result.holding_ids == ["a.md#1"]
+    missed = World(documents, windows, [2, 0, 1], "30 days", None, None, 1)
+    _, result = judged(missed, "normalized")
+    assert (result.verdict, result.holding_ids, searched) == ("ranked_out", ["a.md#1"], ["30 days"])

@@ -28,9 +28,9 @@ class _Placed:
     """The placed chunks of one document in start order, with a running farthest end."""
 
     def __init__(self, chunks: list[Chunk]) -> None:
-        chunks.sort(key=lambda c: (c.start, c.end, c.index))
+        chunks.sort(key=lambda chunk: (chunk.start, chunk.end, chunk.index))
         self.chunks = chunks
-        self.starts = [c.start or 0 for c in chunks]  # every chunk here is placed
+        self.starts = [chunk.start or 0 for chunk in chunks]  # every chunk here is placed
         self.farthest: list[Chunk] = []
         best: Chunk | None = None
         for chunk in chunks:
@@ -60,10 +60,10 @@ class ChunkMap:
         found = self._placed.get(doc)
         if found is None:
             return None
-        i = bisect_right(found.starts, start) - 1
-        if i < 0:
+        last = bisect_right(found.starts, start) - 1  # the last chunk starting at or before it
+        if last < 0:
             return None
-        best = found.farthest[i]
+        best = found.farthest[last]
         return best if best.end is not None and best.end >= end else None
 
     def cut(self, doc: str, start: int, end: int) -> Cut | None:
@@ -71,11 +71,11 @@ class ChunkMap:
         found = self._placed.get(doc)
         if found is None:
             return None
-        i = bisect_right(found.starts, start) - 1
-        left = found.farthest[i] if i >= 0 else None
+        last = bisect_right(found.starts, start) - 1  # the last chunk starting at or before it
+        left = found.farthest[last] if last >= 0 else None
         if left is not None and (left.end or 0) <= start:
             left = None  # the span starts in a gap, or before the first chunk
-        right = found.chunks[i + 1] if i + 1 < len(found.chunks) else None
+        right = found.chunks[last + 1] if last + 1 < len(found.chunks) else None
         if left is not None:
             assert left.end is not None
             return Cut(doc, left.end, left, right)

@@ -60,7 +60,9 @@ class Finder:
         self.chunk_map = chunk_map
         self.chunks = chunks
         self.matcher = matcher
-        self._folds: list[Folded] | None = None
+        # Each document in match space, made when first needed: a hit reads only
+        # the documents of its holding chunks, a miss the whole corpus.
+        self._folds: list[Folded | None] = [None] * len(documents)
         self._texts: list[str] | None = None
         self._index: WordIndex | None = None
         # The chunks of recent results in match space: enough for the top k of
@@ -82,6 +84,43 @@ class Finder:
         """The chunk's text in match space."""
         return self._prepare(chunk.text)
 
+    def owns(self, chunk: Chunk) -> bool:
+        """Whether ``chunk`` is one of this corpus's chunks (not one of another chunking's)."""
+        return 0 <= chunk.index < len(self.chunks) and self.chunks[chunk.index] is chunk
+
+    def vouches(self, chunk: Chunk, pattern: str) -> bool:
+        """Whether ``chunk``, which holds the prepared ``pattern``, shows that the corpus has it.
+
+        It does when its document has the pattern where the chunk sits; a chunk
+        without offsets (the chunker rewrote its text) and a fuzzy match count
+        as the corpus's own: :meth:`locate` looks for the pattern in such chunks too.
+        """
+        if not self.owns(chunk):
+            return False
+        if self.matcher.mode == "fuzzy" or not chunk.placed:
+            return True
+        return self.held_at(chunk, pattern) is not None
+
+    def held_at(self, chunk: Chunk, pattern: str) -> Occurrence | None:
+        """Where ``chunk``'s document has the prepared ``pattern`` within the chunk's offsets.
+
+        For a chunk without offsets, the first place in its document. ``None``
+        where the document does not have it there, and in fuzzy mode, where a
+        match has no exact place.
+        """
+        doc_no = self._doc_no(chunk.doc)
+        if self.matcher.mode == "fuzzy" or doc_no < 0:
+            return None
+        text = self._match_text(doc_no)
+        low, high = 0, len(text)
+        if chunk.start is not None and chunk.end is not None:
+            low, high = self._folded(doc_no, chunk.start), self._folded(doc_no, chunk.end)
+        at = text.find(pattern, low, high)
+        if at < 0:
+            return None
+        start, end = self._original(doc_no, at, at + len(pattern))
+        return Occurrence(chunk.doc, start, end)
+
     def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
         """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent.
 
@@ -92,11 +131,7 @@ class Finder:
             return self._locate_fuzzy(pattern, docs)
         first: Occurrence | None = None
         for occurrence in self.occurrences(pattern, docs):
-            holder = self.chunk_map.holder(occurrence.doc, occurrence.start, occurrence.end)
-            if holder is not None and self.matcher.mode == "exact":
-                holder = self._exact_holder(holder, occurrence, pattern)
-            if holder is None:
-                holder = self._unplaced_holder(pattern, occurrence.doc)
+            holder = self.holder(occurrence, pattern)
             if holder is not None:
                 return Location(holder, occurrence)
             first = first or occurrence
@@ -115,6 +150,19 @@ class Finder:
                 if (docs is None or chunk.doc in docs) and pattern in text:
                     return Location(chunk, first)
         return Location(None, first)
+
+    def holder(self, occurrence: Occurrence, pattern: str) -> Chunk | None:
+        """The chunk that holds ``occurrence`` of the prepared ``pattern`` whole, if one does.
+
+        Of the chunks that cover it, the one reaching farthest (see
+        :meth:`ChunkMap.holder`); in exact mode, one whose own text has it.
+        """
+        holder = self.chunk_map.holder(occurrence.doc, occurrence.start, occurrence.end)
+        if holder is not None and self.matcher.mode == "exact":
+            holder = self._exact_holder(holder, occurrence, pattern)
+        if holder is None:
+            holder = self._unplaced_holder(pattern, occurrence.doc)
+        return holder
 
     def occurrences(
         self, pattern: str, docs: Collection[str] | None = None
@@ -152,14 +200,14 @@ class Finder:
         for doc_no, pos in index.find(end):
             candidates = starts.get(doc_no, [])
             finish = pos + len(end)
-            i = bisect_right(candidates, pos) - 1
+            nearest = bisect_right(candidates, pos) - 1
             # The nearest start may reach past this end (the end text occurs
             # inside the start text); an earlier start can still begin a passage.
-            while i >= 0 and candidates[i] + len(start) > finish:
-                i -= 1
-            if i < 0:
+            while nearest >= 0 and candidates[nearest] + len(start) > finish:
+                nearest -= 1
+            if nearest < 0:
                 continue
-            begin = candidates[i]
+            begin = candidates[nearest]
             if best is None or finish - begin < best[0]:
                 best = (finish - begin, doc_no, begin)
         if best is None:
@@ -186,19 +234,35 @@ class Finder:
         return self._numbers.get(doc_id, -1)
 
     def _match_texts(self) -> list[str]:
+        """Every document in match space, in corpus order."""
         if self._texts is None:
-            if self.matcher.mode == "exact":
-                self._texts = [doc.text for doc in self.documents]
-            else:
-                self._folds = [fold(doc.text) for doc in self.documents]
-                self._texts = [f.text for f in self._folds]
+            self._texts = [self._match_text(doc_no) for doc_no in range(len(self.documents))]
         return self._texts
 
-    def _original(self, doc_no: int, start: int, end: int) -> tuple[int, int]:
-        if self._folds is None:
-            return start, end
+    def _match_text(self, doc_no: int) -> str:
+        """One document in match space: its text, or its folded text."""
+        if self.matcher.mode == "exact":
+            return self.documents[doc_no].text
+        return self._fold(doc_no).text
+
+    def _fold(self, doc_no: int) -> Folded:
         folded = self._folds[doc_no]
+        if folded is None:
+            folded = self._folds[doc_no] = fold(self.documents[doc_no].text)
+        return folded
+
+    def _original(self, doc_no: int, start: int, end: int) -> tuple[int, int]:
+        """A passage of a document in match space, in the document's own offsets."""
+        if self.matcher.mode == "exact":
+            return start, end
+        folded = self._fold(doc_no)
         return folded.original_start(start), folded.original_end(end)
+
+    def _folded(self, doc_no: int, position: int) -> int:
+        """An offset of a document, in match space."""
+        if self.matcher.mode == "exact":
+            return position
+        return self._fold(doc_no).folded_start(position)
 
     def _exact_holder(self, holder: Chunk, occurrence: Occurrence, pattern: str) -> Chunk | None:
         # Placed up to whitespace and case, a chunk may cover the text without
@@ -224,16 +288,22 @@ class Finder:
         prepared = self.every_prepared()
         matcher = self.matcher
         threshold = matcher.threshold
-        counted = [i for i, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs]
+        counted = [
+            number for number, chunk in enumerate(self.chunks) if docs is None or chunk.doc in docs
+        ]
         # rapidfuzz ranks the candidates at C speed; the matcher then has the
         # last word on each, since it also asks that numbers agree exactly.
-        long_enough = [i for i in counted if len(prepared[i]) >= len(pattern)]
-        short = [i for i in counted if len(prepared[i]) < len(pattern)]
+        long_enough = [number for number in counted if len(prepared[number]) >= len(pattern)]
+        short = [number for number in counted if len(prepared[number]) < len(pattern)]
         for pool, scorer in ((long_enough, fuzz.partial_ratio), (short, fuzz.ratio)):
             ranked = process.extract(
-                pattern, [prepared[i] for i in pool], scorer=scorer,
-                processor=None, score_cutoff=threshold, limit=None,
-            )  # fmt: skip
+                pattern,
+                [prepared[number] for number in pool],
+                scorer=scorer,
+                processor=None,
+                score_cutoff=threshold,
+                limit=None,
+            )
             for _, _, position in ranked:
                 if matcher.contains(prepared[pool[position]], pattern):
                     return Location(self.chunks[pool[position]], None)

@@ -73,9 +73,15 @@ class Plan:
         finder = suite.finder(self.matcher(case))
         top = suite.search(case.question, k)
         result = judge(
-            case, top, finder, gold_file=self.name, k=k, docs=docs, length=self.measure,
+            case,
+            top,
+            finder,
+            gold_file=self.name,
+            k=k,
+            docs=docs,
+            length=self.measure,
             unit=self.unit,
-        )  # fmt: skip
+        )
         if result.verdict != "ranked_out" or self.depth <= k:
             return result
         # How far down the holding chunk is decides what to do: raise k, add a
@@ -86,9 +92,14 @@ class Plan:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
         return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
 
-    def k(self, case: Case) -> int:
-        """How many results the case's question is asked for."""
-        return self.k_override or case.k or self.settings.k or DEFAULT_K
+    def k(self, case: Case | None = None) -> int:
+        """How many results a question is asked for: ``--chunkrecall-k``, else the case's
+        own ``k``, else the gold file's (or the ini file's), else the default.
+
+        Without a case, the gold file's k, as its summary line names it.
+        """
+        own = case.k if case is not None else None
+        return self.k_override or own or self.settings.k or DEFAULT_K
 
     def matcher(self, case: Case) -> Matcher:
         """How the case's needles and span are matched."""
@@ -135,7 +146,7 @@ class Plan:
             "chunks": len(suite.chunks),
             "retriever": self.retriever.name,
             "retriever_args": self.retriever.args,
-            "k": self.k_override or self.settings.k or DEFAULT_K,
+            "k": self.k(),
             "match": self.settings.match or DEFAULT_MATCH,
             "unit": self.unit,
             "geometry": suite.geometry(self.measure),
@@ -164,13 +175,23 @@ def plan(
     supplied = supplied or Supplied()
     settings = gold.settings.over(ini)
     chunker = _component(
-        "chunker", gold.settings.chunker, supplied.chunker, ini.chunker, DEFAULT_CHUNKER,
-        settings, gold.settings,
-    )  # fmt: skip
+        "chunker",
+        gold.settings.chunker,
+        supplied.chunker,
+        ini.chunker,
+        DEFAULT_CHUNKER,
+        settings,
+        gold.settings,
+    )
     retriever = _component(
-        "retriever", gold.settings.retriever, supplied.retriever, ini.retriever,
-        DEFAULT_RETRIEVER, settings, gold.settings,
-    )  # fmt: skip
+        "retriever",
+        gold.settings.retriever,
+        supplied.retriever,
+        ini.retriever,
+        DEFAULT_RETRIEVER,
+        settings,
+        gold.settings,
+    )
     for component in (chunker, retriever):
         role = "chunker" if component is chunker else "retriever"
         problem = check_arguments(component.obj, component.args, role=role)
@@ -193,9 +214,18 @@ def plan(
         base = settings.corpus_base or rootdir
         files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
     the_plan = Plan(
-        gold, name, files, documents, loader, chunker, retriever, settings, k_override, length,
+        gold,
+        name,
+        files,
+        documents,
+        loader,
+        chunker,
+        retriever,
+        settings,
+        k_override,
+        length,
         depth,
-    )  # fmt: skip
+    )
     _check_spans(the_plan)
     return replace(the_plan, pins=_pins(gold, name=name, rootdir=rootdir, plan=the_plan))
 
@@ -226,12 +256,16 @@ def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, 
             continue
         if plan.documents is not None:
             ids = [doc.id for doc in plan.documents]
-            found = frozenset(i for i in ids if i == pattern or fnmatch.fnmatchcase(i, pattern))
+            found = frozenset(
+                doc_id
+                for doc_id in ids
+                if doc_id == pattern or fnmatch.fnmatchcase(doc_id, pattern)
+            )
         else:
             ids = [document_id(path, rootdir) for path in plan.files]
             named = {
-                Path(p).resolve()
-                for p in glob.glob(str(gold.path.parent / pattern), recursive=True)
+                Path(found_path).resolve()
+                for found_path in glob.glob(str(gold.path.parent / pattern), recursive=True)
             }
             found = frozenset(
                 document_id(path, rootdir) for path in plan.files if path.resolve() in named

@@ -110,8 +110,11 @@ class CaseResult:
     every piece of the span between the cuts came back in the top k.
     ``retrieved_ids`` are the top k as ``<doc>#<index>`` (``None``: a result that
     is no chunk of the corpus), ``holding_ids`` the chunks known to hold the span
-    whole: each retrieved one that does, and the first one the corpus has.
-    ``span_at`` is where the span was found; ``docs`` the documents a ``doc:``
+    whole: each retrieved one that does and, for a span or a single needle, the
+    one holding it where ``span_at`` is.
+    ``span_at`` is where the span was found: for a hit, in the first retrieved
+    chunk that holds it; for a miss, its first place in the corpus held whole
+    (else its first place). ``docs`` the documents a ``doc:``
     pin allows, and ``elsewhere`` the other documents that have absent text.
     ``top``, ``held``, ``cut``, ``closest`` and ``missing`` feed the failure message.
     """

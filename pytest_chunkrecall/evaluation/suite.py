@@ -218,9 +218,12 @@ class Suite:
         """
         if self.prefetch is None and (self._batch is not None or concurrency > 1):
             self.prefetch = Prefetch(
-                self._search, self._batch, name=self.retriever.name, batch_size=batch_size,
+                self._search,
+                self._batch,
+                name=self.retriever.name,
+                batch_size=batch_size,
                 concurrency=concurrency,
-            )  # fmt: skip
+            )
         return self.prefetch
 
     def search(self, question: str, k: int) -> list[retrieval.Retrieved]:

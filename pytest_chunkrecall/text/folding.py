@@ -27,13 +27,20 @@ _COMBINING = (
 _PIECES = re.compile(rf"(\s+)|((?:[!-~](?![{_COMBINING}]))+)|(.[{_COMBINING}]*)", re.S)
 
 
+# The ASCII whitespace characters (those str.isspace and \s agree on), each folded to a space.
+_ASCII_SPACES = str.maketrans(dict.fromkeys("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f", " "))
+
+
 @dataclass(frozen=True)
 class Folded:
     """Text in match space, with a map from its offsets back to the original's.
 
-    The map is stored only where it is not a plain shift: ``_at[i]`` is the
-    folded offset where an irregular segment starts, ``_orig[i]`` its original
-    offset, and ``_size[i]``/``_orig_size[i]`` its lengths on each side.
+    The map holds only the segments where folding changed the text (a whitespace
+    run made one space, a letter and its marks composed, ß made ss); between
+    them offsets move by a constant shift, so a position is mapped by bisecting
+    the segments. ``_at[n]`` is the folded offset where segment ``n`` starts,
+    ``_orig[n]`` its original offset, ``_size[n]``/``_orig_size[n]`` its lengths
+    on each side.
     """
 
     text: str
@@ -54,9 +61,9 @@ class Folded:
         """Original offset just past the folded character at ``pos - 1``."""
         if pos <= 0:
             return 0
-        i = bisect_right(self._at, pos - 1) - 1
-        if i >= 0 and pos - 1 < self._at[i] + self._size[i]:
-            return self._orig[i] + self._orig_size[i]
+        segment = bisect_right(self._at, pos - 1) - 1
+        if segment >= 0 and pos - 1 < self._at[segment] + self._size[segment]:
+            return self._orig[segment] + self._orig_size[segment]
         return self.original_start(pos - 1) + 1
 
 
@@ -64,70 +71,73 @@ def _across(
     pos: int, starts: array[int], sizes: array[int], to_starts: array[int], to_sizes: array[int]
 ) -> int:
     """``pos`` on one side of the map (segments ``starts``/``sizes``) on the other side."""
-    i = bisect_right(starts, pos) - 1
-    if i < 0:
+    segment = bisect_right(starts, pos) - 1
+    if segment < 0:
         return pos
-    seg_end = starts[i] + sizes[i]
-    if pos < seg_end:
-        return to_starts[i]
-    return to_starts[i] + to_sizes[i] + (pos - seg_end)
+    segment_end = starts[segment] + sizes[segment]
+    if pos < segment_end:
+        return to_starts[segment]
+    return to_starts[segment] + to_sizes[segment] + (pos - segment_end)
+
+
+class _Segments:
+    """The offset map as it is built: the segments where folding changed the text."""
+
+    def __init__(self, text: str) -> None:
+        # 4 bytes an offset, rather than 8, wherever offsets fit
+        typecode = "i" if len(text) < 2**31 else "q"
+        self.at, self.orig = array(typecode), array(typecode)
+        self.size, self.orig_size = array(typecode), array(typecode)
+
+    def add(self, folded_pos: int, orig_pos: int, folded_len: int, orig_len: int) -> None:
+        self.at.append(folded_pos)
+        self.orig.append(orig_pos)
+        self.size.append(folded_len)
+        self.orig_size.append(orig_len)
+
+    @property
+    def shift(self) -> int:
+        """How far the original runs ahead of the folded text after the last segment."""
+        if not self.at:
+            return 0
+        return (self.orig[-1] + self.orig_size[-1]) - (self.at[-1] + self.size[-1])
+
+    def folded(self, text: str) -> Folded:
+        return Folded(text, self.at, self.orig, self.size, self.orig_size)
 
 
 def fold(text: str) -> Folded:
     """Normalize ``text`` (NFKC, casefold, whitespace collapsed), keeping the offset map."""
-    at, orig, size, orig_size = array("q"), array("q"), array("q"), array("q")
+    segments = _Segments(text)
     if text.isascii():
         # NFKC is the identity and casefold is lower() on ASCII: only
-        # whitespace runs change length. (Visiting only those, not every
-        # space between words, makes folding a large corpus several times faster.)
-        for m in _WHITESPACE_RUN.finditer(text):
-            _segment(
-                at,
-                orig,
-                size,
-                orig_size,
-                m.start() - _shift(at, orig, size, orig_size),
-                m.start(),
-                1,
-                m.end() - m.start(),
-            )
-        return Folded(_WHITESPACE.sub(" ", text).lower(), at, orig, size, orig_size)
+        # whitespace runs change length. Only those are visited (not every
+        # space between words); the single whitespace characters left are
+        # spaces after a translation, done at C speed.
+        for run in _WHITESPACE_RUN.finditer(text):
+            start = run.start()
+            segments.add(start - segments.shift, start, 1, run.end() - start)
+        collapsed = _WHITESPACE_RUN.sub(" ", text).translate(_ASCII_SPACES).lower()
+        return segments.folded(collapsed)
     parts: list[str] = []
     length = 0
-    for m in _PIECES.finditer(text):
-        piece = m.group()
-        if m.lastindex == 1:
+    for match in _PIECES.finditer(text):
+        piece = match.group()
+        if match.lastindex == 1:
             out = " "
-        elif m.lastindex == 2:
+        elif match.lastindex == 2:
             out = piece.lower()
         else:
             out = _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", piece).casefold())
-        if len(out) != len(piece) or (m.lastindex == 3 and len(piece) > 1):
-            _segment(at, orig, size, orig_size, length, m.start(), len(out), len(piece))
+        if len(out) != len(piece) or (match.lastindex == 3 and len(piece) > 1):
+            segments.add(length, match.start(), len(out), len(piece))
         parts.append(out)
         length += len(out)
-    return Folded("".join(parts), at, orig, size, orig_size)
+    return segments.folded("".join(parts))
 
 
 def fold_text(text: str) -> str:
     """Just the folded text, stripped: how needles and spans are normalized."""
     if text.isascii():
-        return _WHITESPACE.sub(" ", text).lower().strip()
+        return " ".join(text.lower().split())  # str.split and \s agree on ASCII whitespace
     return _WHITESPACE.sub(" ", unicodedata.normalize("NFKC", text).casefold()).strip()
-
-
-def _shift(at: array[int], orig: array[int], size: array[int], orig_size: array[int]) -> int:
-    """How far the original runs ahead of the folded text after the last segment."""
-    if not at:
-        return 0
-    return (orig[-1] + orig_size[-1]) - (at[-1] + size[-1])
-
-
-def _segment(
-    at: array[int], orig: array[int], size: array[int], orig_size: array[int],
-    folded_pos: int, orig_pos: int, folded_len: int, orig_len: int,
-) -> None:  # fmt: skip
-    at.append(folded_pos)
-    orig.append(orig_pos)
-    size.append(folded_len)
-    orig_size.append(orig_len)

@@ -4,6 +4,11 @@ One pass over the corpus builds an inverted index of its words. A pattern is
 then found through its rarest word: a word inside the pattern is a whole word
 of the text, the first word may be the end of a longer one, the last the start
 of one. Only the candidates that word gives are compared with the pattern.
+
+The index costs as much as scanning the corpus a hundred times or more, and a
+run of hits never asks where a needle is: the first patterns are found by
+scanning the texts, and the index is built only once those scans have read the
+corpus :data:`SCANS_BEFORE_INDEXING` times over.
 """
 
 from __future__ import annotations
@@ -17,32 +22,55 @@ from collections.abc import Iterator, Sequence
 
 _WORD = re.compile(r"\w+")
 
+# How many times over the corpus is scanned before it is indexed: a fraction of
+# what indexing costs, so that a suite that needs the index pays little more.
+SCANS_BEFORE_INDEXING = 16
+
 
 class WordIndex:
-    """Occurrences of patterns in a fixed list of texts (documents in match space)."""
+    """Occurrences of patterns in a fixed list of texts (documents in match space).
 
-    def __init__(self, texts: Sequence[str]) -> None:
+    ``scans_before_indexing``: how many times over the texts may be scanned
+    before the index is built (0: build it now).
+    """
+
+    def __init__(
+        self, texts: Sequence[str], *, scans_before_indexing: int = SCANS_BEFORE_INDEXING
+    ) -> None:
         self.texts = texts
         self._bases = array("q")
         self._postings: dict[str, array[int]] = {}
-        # An occurrence per word of the corpus: 4 bytes each, rather than 8,
-        # wherever offsets fit (a corpus under 2 G characters).
-        typecode = "i" if sum(len(text) + 1 for text in texts) < 2**31 else "q"
-        base = 0
-        for text in texts:
-            self._bases.append(base)
-            postings = self._postings
-            for m in _WORD.finditer(text):
-                word = m.group()
-                found = postings.get(word)
-                if found is None:
-                    found = postings[word] = array(typecode)
-                found.append(base + m.start())
-            base += len(text) + 1
+        self._indexed = False
+        self._scan_budget = scans_before_indexing * sum(len(text) + 1 for text in texts)
         self._sorted: list[str] | None = None
         self._sorted_reversed: list[str] | None = None
         self._infix: dict[str, list[tuple[str, int]]] = {}
         self._vocabulary: tuple[list[str], str, array[int]] | None = None
+        if self._scan_budget <= 0:
+            self._build()
+
+    @property
+    def indexed(self) -> bool:
+        """Whether the index of words has been built (until then, patterns are scanned for)."""
+        return self._indexed
+
+    def _build(self) -> None:
+        # An occurrence per word of the corpus: 4 bytes each, rather than 8,
+        # wherever offsets fit (a corpus under 2 G characters).
+        texts = self.texts
+        typecode = "i" if sum(len(text) + 1 for text in texts) < 2**31 else "q"
+        postings = self._postings
+        base = 0
+        for text in texts:
+            self._bases.append(base)
+            for match in _WORD.finditer(text):
+                word = match.group()
+                found = postings.get(word)
+                if found is None:
+                    found = postings[word] = array(typecode)
+                found.append(base + match.start())
+            base += len(text) + 1
+        self._indexed = True
 
     def find(self, pattern: str) -> Iterator[tuple[int, int]]:
         """Every ``(text number, offset)`` where ``pattern`` occurs, in text order, lazily.
@@ -54,12 +82,14 @@ class WordIndex:
         if not pattern:
             return
         tokens = list(_WORD.finditer(pattern))
-        if not tokens:
+        if not tokens or (not self._indexed and self._scan_budget > 0):
             yield from self._scan(pattern)
             return
+        if not self._indexed:
+            self._build()
         texts = self.texts
-        for g in self._candidates(pattern, tokens):
-            text_no, pos = self._split(g)
+        for candidate in self._candidates(pattern, tokens):
+            text_no, pos = self._split(candidate)
             if pos >= 0 and texts[text_no].startswith(pattern, pos):
                 yield text_no, pos
 
@@ -99,9 +129,10 @@ class WordIndex:
         # where the token starts in the text, less its offset in the pattern
         streams = [
             _shifted(
-                self._postings[w], (len(w) - len(token.group()) if suffix else 0) - token.start()
+                self._postings[word],
+                (len(word) - len(token.group()) if suffix else 0) - token.start(),
             )
-            for w in words
+            for word in words
         ]
         yield from streams[0] if len(streams) == 1 else heapq.merge(*streams)
 
@@ -114,11 +145,12 @@ class WordIndex:
                 break
         return total
 
-    def _split(self, g: int) -> tuple[int, int]:
-        text_no = bisect_right(self._bases, g) - 1
+    def _split(self, offset: int) -> tuple[int, int]:
+        """A global offset as ``(text number, offset in that text)``."""
+        text_no = bisect_right(self._bases, offset) - 1
         if text_no < 0:
             return 0, -1
-        return text_no, g - self._bases[text_no]
+        return text_no, offset - self._bases[text_no]
 
     def _prefixed(self, word: str) -> list[str]:
         if self._sorted is None:
@@ -129,11 +161,11 @@ class WordIndex:
 
     def _suffixed(self, word: str) -> list[str]:
         if self._sorted_reversed is None:
-            self._sorted_reversed = sorted(w[::-1] for w in self._postings)
+            self._sorted_reversed = sorted(word[::-1] for word in self._postings)
         key = word[::-1]
         lo = bisect_left(self._sorted_reversed, key)
         hi = bisect_left(self._sorted_reversed, key + "\U0010ffff")
-        return [w[::-1] for w in self._sorted_reversed[lo:hi]]
+        return [word[::-1] for word in self._sorted_reversed[lo:hi]]
 
     def _containing(self, word: str) -> list[tuple[str, int]]:
         """Every ``(text word, offset)`` where ``word`` sits inside a word of the texts."""
@@ -144,31 +176,31 @@ class WordIndex:
                 # (no newline in it) is never found across two of them.
                 words = list(self._postings)
                 starts = array(
-                    "q", itertools.accumulate((len(w) + 1 for w in words[:-1]), initial=0)
+                    "q", itertools.accumulate((len(word) + 1 for word in words[:-1]), initial=0)
                 )
                 self._vocabulary = (words, "\n".join(words), starts)
             words, joined, starts = self._vocabulary
             found = []
             at = joined.find(word)
             while at >= 0:
-                i = bisect_right(starts, at) - 1
-                found.append((words[i], at - starts[i]))
+                number = bisect_right(starts, at) - 1
+                found.append((words[number], at - starts[number]))
                 at = joined.find(word, at + 1)
             self._infix[word] = found
         return found
 
-    def _scan(self, pattern: str) -> list[tuple[int, int]]:
-        found = []
+    def _scan(self, pattern: str) -> Iterator[tuple[int, int]]:
+        """Every occurrence of ``pattern``, text by text, each text read as it is reached."""
         for text_no, text in enumerate(self.texts):
+            self._scan_budget -= len(text) + 1
             at = text.find(pattern)
             while at >= 0:
-                found.append((text_no, at))
+                yield text_no, at
                 at = text.find(pattern, at + 1)
-        return found
 
 
 def _shifted(postings: array[int], shift: int) -> Iterator[int]:
     """The offsets of ``postings`` moved by ``shift``, in their (ascending) order."""
     if not shift:
         return iter(postings)
-    return (g + shift for g in postings)
+    return (offset + shift for offset in postings)

@@ -1,0 +1,102 @@
+"""Explaining a miss: where a boundary cut the span, whether its pieces came back, and
+which other documents have what a pinned case's documents do not.
+
+What a failure message shows beside the verdict; a hit never needs it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection
+
+from ..chunking.chunk import Chunk
+from ..chunking.geometry import shared
+from .finder import Finder, Location, Occurrence
+from .results import ChunkView, CutView
+
+_CONTEXT = 40  # characters shown either side of a cut
+_PIECE_OCCURRENCES = 20  # occurrences of a split span tried for pieces that came back
+_ELSEWHERE = 5  # other documents named for text that is not in the pinned ones
+
+
+def elsewhere(absent: list[str], finder: Finder, docs: Collection[str] | None) -> list[str]:
+    """The other documents that do hold the missing text, when the case pins its documents."""
+    prepare = finder.matcher.prepare
+    found: dict[str, None] = {}
+    for text in absent:
+        pattern = prepare(text)
+        for occurrence in finder.occurrences(pattern):
+            if docs is None or occurrence.doc not in docs:
+                found.setdefault(occurrence.doc, None)
+                if len(found) >= _ELSEWHERE:
+                    return list(found)
+    return list(found)
+
+
+def pieces_retrieved(
+    split: list[str], placed: list[Chunk], finder: Finder, docs: Collection[str] | None
+) -> bool:
+    """Whether each split span's pieces (its parts between the cuts) all lie in the ``placed``
+    chunks (the top k that count)."""
+    for pattern in split:
+        for number, occurrence in enumerate(finder.occurrences(pattern, docs)):
+            if number >= _PIECE_OCCURRENCES:
+                return False
+            if _covered(occurrence, placed):
+                break
+        else:
+            return False
+    return True
+
+
+def _covered(occurrence: Occurrence, chunks: list[Chunk]) -> bool:
+    """Whether ``chunks`` together cover the occurrence's text, with no gap."""
+    reach = occurrence.start
+    spans = sorted(
+        (chunk.start, chunk.end)
+        for chunk in chunks
+        if chunk.doc == occurrence.doc and chunk.start is not None and chunk.end is not None
+    )
+    for start, end in spans:
+        if start > reach:
+            break
+        reach = max(reach, end)
+        if reach >= occurrence.end:
+            return True
+    return reach >= occurrence.end
+
+
+def cut_view(finder: Finder, location: Location, length: Callable[[str], int]) -> CutView | None:
+    """Where a boundary divides the span at ``location``, and the text either side of it."""
+    occurrence = location.occurrence
+    if occurrence is None:
+        return None
+    cut = finder.chunk_map.cut(occurrence.doc, occurrence.start, occurrence.end)
+    if cut is None or (cut.left is not None and cut.offset >= occurrence.end):
+        # No boundary divides it: a chunk covers it but, in exact mode, holds
+        # it only up to whitespace or case (the chunker rewrote them).
+        return None
+    text = finder.document(occurrence.doc).text
+    before = text[max(occurrence.start - 10, cut.offset - _CONTEXT, 0) : cut.offset]
+    after = text[cut.offset : min(occurrence.end + 10, cut.offset + _CONTEXT)]
+    left, right = cut.left, cut.right
+    overlap = None
+    if left is not None and right is not None and left.end is not None and right.start is not None:
+        overlap = shared(text, left.end, right.start)
+    return CutView(
+        doc=cut.doc,
+        offset=cut.offset,
+        before=_one_line(before),
+        after=_one_line(after),
+        left=finder.views.view(left, length=length) if left else None,
+        right=finder.views.view(right, length=length) if right else None,
+        overlap=overlap,
+    )
+
+
+def held_view(finder: Finder, chunk: Chunk | None) -> ChunkView:
+    """How a chunk that holds a missed span is shown (an empty view when none is known)."""
+    return finder.views.view(chunk) if chunk is not None else ChunkView.of(None)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ").replace("\t", " ")
