@@ -22,6 +22,7 @@ machine's noise falls on both sides.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import json
@@ -32,6 +33,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -323,9 +325,13 @@ def machine() -> str:
     except OSError:
         pass
     load = f", load {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    installed = []
+    for name in ("pytest", "pytest-xdist", "PyYAML", "rapidfuzz", "wordllama", "llama-index-core"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            installed.append(f"{name} {metadata.version(name)}")
     return (
         f"{platform.system()} {platform.machine()}, {os.cpu_count()} cores ({cpu}{load}), "
-        f"Python {platform.python_version()}"
+        f"Python {platform.python_version()}, {', '.join(installed)}"
     )
 
 
@@ -375,6 +381,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         sizes = dataclasses.replace(sizes, common_cases=(int(small), int(large)))
     wanted = set(options.only or MEASURES)
+    began = time.perf_counter()
+    print(f"$ python benchmarks/run.py {' '.join(argv if argv is not None else sys.argv[1:])}")
     print(f"chunkrecall benchmarks{' (quick)' if options.quick else ''} on {machine()}", flush=True)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="chunkrecall-bench-") as folder:
@@ -413,8 +421,11 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {name}: done in {time.perf_counter() - started:.0f} s", flush=True)
     print()
     print(table(rows))
-    if hasattr(os, "getloadavg"):
-        print(f"\n(load average at the end: {os.getloadavg()[0]:.1f})")
+    minutes, seconds = divmod(round(time.perf_counter() - began), 60)
+    load = (
+        f", load average at the end {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    )
+    print(f"\n({minutes} min {seconds} s{load})")
     return 0
 
 
