@@ -34,7 +34,11 @@ from typing import Any
 import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "chunking_evaluation"
+# next to the checkout, or wherever CHUNKRECALL_BENCH_DATA says (a worktree elsewhere)
+DATA = Path(
+    os.environ.get("CHUNKRECALL_BENCH_DATA")
+    or ROOT.parent / "shared" / "data" / "chunking_evaluation"
+)
 CORPORA = ("state_of_the_union", "pubmed")
 CHUNKERS = {
     "fixed_size": ("pytest_chunkrecall.chunkers:fixed_size", {"size": 800, "overlap": 200}),
@@ -80,11 +84,24 @@ def run(
 ) -> int:
     write_project(data, project, corpora, chunkers, k)
     command = [
-        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly",
-        "-q", "--tb=no", "--no-header", "-c", str(project / "pytest.ini"),
-        "--rootdir", str(project), "--chunkrecall-report", str(project / "report.json"),
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:randomly",
+        "-q",
+        "--tb=no",
+        "--no-header",
+        "-c",
+        str(project / "pytest.ini"),
+        "--rootdir",
+        str(project),
+        "--chunkrecall-report",
+        str(project / "report.json"),
         str(project / "gold"),
-    ]  # fmt: skip
+    ]
     env = {
         **os.environ,
         "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
@@ -160,8 +177,10 @@ def answer_sentence(excerpt: str, question: str) -> str:
 
 def print_table(report: dict[str, Any], k: int) -> None:
     print()
-    print(f"| corpus | chunker (800/200) | unit | cases | chunks | hit-rate@{k} | split spans "
-          "| hit / split / ranked_out / absent |")  # fmt: skip
+    print(
+        f"| corpus | chunker (800/200) | unit | cases | chunks | hit-rate@{k} | split spans "
+        "| hit / split / ranked_out / absent |"
+    )
     print("|---|---|---|---:|---:|---:|---:|---|")
     for gold in report["gold_files"]:
         corpus, chunker, unit = Path(gold["path"]).stem.split("--")

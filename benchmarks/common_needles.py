@@ -14,11 +14,9 @@ ten words. Everything follows from the seed.
 
 from __future__ import annotations
 
-import os
+import json
 import random
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from dataclasses import dataclass
 from itertools import accumulate
@@ -117,6 +115,9 @@ def write_project(
 ) -> tuple[Corpus, dict[int, Path]]:
     """A project with ``docs/`` and one gold file per count, the smaller ones a prefix of the largest.
 
+    ``cases.json`` holds the largest file's cases, for the hand-written test of
+    the same questions (``project/test_handwritten.py``).
+
     The chunker is the built-in ``fixed_size`` with 800-character windows and an
     overlap of 200, so that every span is whole in some chunk; the retriever is
     the benchmarks' cheap ``keywords:ranked`` (the chunks holding the question's
@@ -134,6 +135,12 @@ def write_project(
     (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n", encoding="utf-8")
     for template in _TEMPLATE.glob("*.py"):
         shutil.copy(template, root / template.name)
+    module, _, function = retriever.partition(":")
+    plan = {
+        "retriever": function if module == "keywords" else None,
+        "cases": [[c.id, c.question, c.needle, c.span] for c in every],
+    }
+    (root / "cases.json").write_text(json.dumps(plan), encoding="utf-8")
     gold_files = {}
     for count in case_counts:
         gold: dict[str, Any] = {
@@ -151,44 +158,3 @@ def write_project(
         path.write_text(yaml.safe_dump(gold, sort_keys=False, width=1000), encoding="utf-8")
         gold_files[count] = path
     return found, gold_files
-
-
-USER_DATA = """
-import sys
-from pathlib import Path
-
-sys.path.insert(0, ".")
-import keywords
-from pytest_chunkrecall.chunkers import fixed_size
-
-
-def kib(field):
-    with open("/proc/self/status") as status:
-        return next(int(line.split()[1]) for line in status if line.startswith(field))
-
-
-class Chunk:
-    __slots__ = ("text",)
-
-    def __init__(self, text):
-        self.text = text
-
-
-before = kib("VmRSS:")
-texts = [path.read_text(encoding="utf-8") for path in sorted(Path("docs").glob("*.md"))]
-chunks = [Chunk(piece) for text in texts for piece in fixed_size(text, 800, 200)]
-search = keywords.ranked(chunks)
-print(kib("VmHWM:") - before)
-"""
-
-
-def user_data_mb(root: Path) -> float:
-    """What the user's side alone holds, in a process of its own: the documents read, their
-    ``fixed_size`` 800/200 chunks (each a bare object with its text) and ``keywords:ranked``."""
-    root_of_repo = str(Path(__file__).resolve().parents[1])
-    environment = {**os.environ, "PYTHONPATH": root_of_repo}
-    done = subprocess.run(
-        [sys.executable, "-c", USER_DATA], cwd=root, env=environment,
-        capture_output=True, text=True, check=True,
-    )  # fmt: skip
-    return int(done.stdout.split()[-1]) * 1024 / 1_000_000

@@ -1,14 +1,12 @@
-"""Plain pytest projects that do a scale row's work without the plugin: the rows' references.
+"""A plain pytest project that does a scale row's work without the plugin: the row's reference.
 
-- :func:`write_trivial`: ``cases`` parametrized tests that do nothing, for what
-  pytest itself holds in memory for that many tests.
-- :func:`write_questions`: the chunking-evaluation questions as plain tests, a
-  module per corpus (as the plugin's rows have a gold file per corpus): a
-  module-scoped fixture chunks the corpus with the plugin's own ``fixed_size``
-  (800/200) and embeds the chunks with the benchmarks' wordllama retriever; each
-  question is a test that embeds it and ranks the chunks, top 5. The tests check
-  the ranking's shape, not its quality: what is timed is the work, and a failed
-  test would add pytest's failure report to one side only.
+:func:`write_questions` writes the chunking-evaluation questions as plain tests,
+a module per corpus (as the plugin's rows have a gold file per corpus): a
+module-scoped fixture chunks the corpus with the plugin's own ``fixed_size``
+(800/200) and embeds the chunks with the benchmarks' wordllama retriever; each
+question is a test that embeds it and ranks the chunks, top 5. The tests check
+the ranking's shape, not its quality: what is timed is the work, and a failed
+test would add pytest's failure report to one side only.
 """
 
 from __future__ import annotations
@@ -20,14 +18,6 @@ from pathlib import Path
 import chunking_evaluation
 
 TEMPLATE = Path(__file__).parent / "project"
-
-TRIVIAL_TESTS = """
-import pytest
-
-@pytest.mark.parametrize("number", range({cases}))
-def test_nothing(number):
-    assert number >= 0
-"""
 
 QUESTION_TESTS = '''
 """The questions of one corpus, by hand: fixed_size 800/200, wordllama, top 5."""
@@ -67,14 +57,6 @@ def test_question(corpus, question):
     top = dense.search(question, 5)
     assert len(set(top)) == min(5, len(chunks)) and all(0 <= n < len(chunks) for n in top)
 '''
-
-
-def write_trivial(root: Path, cases: int) -> Path:
-    """A folder holding one module of ``cases`` parametrized tests that do nothing."""
-    root.mkdir(parents=True)
-    (root / "pytest.ini").write_text("[pytest]\n", encoding="utf-8")
-    (root / "test_nothing.py").write_text(TRIVIAL_TESTS.format(cases=cases), encoding="utf-8")
-    return root
 
 
 def write_questions(data: Path, root: Path) -> int:

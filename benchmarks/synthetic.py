@@ -22,9 +22,19 @@ import yaml
 _ONSETS = ("b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w")
 _VOWELS = ("a", "e", "i", "o", "u")
 _ATTRIBUTES = (
-    "weight", "price", "launch year", "warranty period", "battery capacity", "colour code",
-    "shipping time", "return window", "rated power", "serial prefix", "shelf life", "depth",
-)  # fmt: skip
+    "weight",
+    "price",
+    "launch year",
+    "warranty period",
+    "battery capacity",
+    "colour code",
+    "shipping time",
+    "return window",
+    "rated power",
+    "serial prefix",
+    "shelf life",
+    "depth",
+)
 TEMPLATE = Path(__file__).parent / "project"
 _UNITS = ("grams", "dollars", "days", "hours", "watts", "millimetres", "litres", "cycles")
 
@@ -160,7 +170,8 @@ def write_project(
     """A project with ``docs/``, gold files under ``gold/`` and the facts as ``cases.json``.
 
     The gold files all share one configuration (800/200 windows, k 5); the
-    hand-written test of the same questions reads ``cases.json``.
+    hand-written test of the same questions reads ``cases.json``, which names
+    the same retriever when it is one of ``keywords.py``.
     """
     prose = Prose(seed)
     planted = facts(cases, prose)
@@ -172,9 +183,13 @@ def write_project(
     (root / "pytest.ini").write_text("[pytest]\npythonpath = .\n", encoding="utf-8")
     for template in TEMPLATE.glob("*.py"):
         shutil.copy(template, root / template.name)
-    (root / "cases.json").write_text(
-        json.dumps([[f.id, f.question, f.needle] for f in planted]), encoding="utf-8"
-    )
+    # the hand-written test's plan: its retriever, when the gold files name one of keywords.py
+    module, _, function = (retriever or "").partition(":")
+    plan = {
+        "retriever": function if module == "keywords" else None,
+        "cases": [[f.id, f.question, f.needle, None] for f in planted],
+    }
+    (root / "cases.json").write_text(json.dumps(plan), encoding="utf-8")
     header: dict[str, Any] = {
         "corpus": "../docs/*.md",
         "chunker": chunker,

@@ -18,8 +18,12 @@ from pathlib import Path
 from typing import Any
 
 CALLS: dict[str, float] = {
-    "search": 0, "search_batch": 0, "questions": 0, "seconds": 0.0, "indexes": 0,
-}  # fmt: skip
+    "search": 0,
+    "search_batch": 0,
+    "questions": 0,
+    "seconds": 0.0,
+    "indexes": 0,
+}
 
 
 @cache

@@ -101,3 +101,8 @@ def counted_index(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
     """:func:`index`, counting its calls."""
     CALLS["retriever"] += 1
     return index(chunks)
+
+
+def nothing(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
+    """``search(question, k)`` that finds nothing: every case is then a miss to explain."""
+    return lambda question, k: []

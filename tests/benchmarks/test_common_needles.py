@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import sys
@@ -72,3 +73,26 @@ def test_the_same_seed_writes_the_same_project(
     again, _ = common_needles.write_project(tmp_path, corpus_chars=400_000, case_counts=(20, 200))
     assert again.texts == found.texts
     assert cases(tmp_path, 200) == cases(root, 200)
+
+
+def test_the_hand_written_test_fails_the_cases_the_plugin_fails(tmp_path: Path) -> None:
+    # keywords:index returns the first chunks holding the rarest word, so that
+    # many cases are ranked out: both sides must find the same ones.
+    import measure
+
+    _, gold = common_needles.write_project(
+        tmp_path, corpus_chars=200_000, case_counts=(60,), documents=10, retriever="keywords:index"
+    )
+    report = tmp_path / "report.json"
+    measure.pytest_run(
+        tmp_path, *measure.PLUGIN, "--tb=no", "--chunkrecall-report", str(report), str(gold[60])
+    )
+    by_hand = measure.pytest_run(tmp_path, "--tb=no", "-rf", "test_handwritten.py")
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    plugin_failed = {case["id"] for case in cases if case["verdict"] != "hit"}
+    hand_failed = set(
+        re.findall(r"^FAILED test_handwritten.py::test_recall\[(\w+)\]", by_hand.output, re.M)
+    )
+    assert len(cases) == 60
+    assert 0 < len(plugin_failed) < 60
+    assert hand_failed == plugin_failed

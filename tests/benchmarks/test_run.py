@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +16,20 @@ ROOT = Path(__file__).parents[2]
 
 def test_the_quick_benchmarks_print_their_table_and_build_once():
     finished = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
-         "--only", "build", "--only", "geometry"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--only",
+            "build",
+            "--only",
+            "geometry",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     rows = {
         line.split("|")[1].strip(): line
@@ -29,23 +40,64 @@ def test_the_quick_benchmarks_print_their_table_and_build_once():
     # Counted calls, not times: each process chunked the corpus and built the retriever once.
     assert "`-n 0`: corpus chunked 1x, factory called 1x, in 1 process;" in rows["build once"]
     assert rows["build once"].endswith("| yes |")
+    # Each count of spans was timed in its own process, every case of its gold file evaluated.
+    assert "100 vs 1,000 spans, each count in a fresh process" in rows["geometry scaling"]
+    assert re.search(r"then 100 spans [\d.]+ s \(\d+ cut\), 1,000 spans", rows["geometry scaling"])
 
 
 @pytest.mark.slow
 def test_the_quick_scale_rows_run_through_the_plugin():
     finished = subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "run.py"), "--quick",
-         "--only", "common", "--only", "concurrency"],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--only",
+            "common",
+            "--only",
+            "concurrency",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     assert finished.returncode == 0, finished.stdout + finished.stderr
     rows = {
         line.split("|")[1].strip(): line.split("|")[2].strip()
         for line in finished.stdout.splitlines()
         if line.startswith("| ") and not line.startswith("| measure")
     }
-    assert set(rows) == {"common needles", "concurrency"}
-    assert rows["common needles"].startswith("2.0 MB of random words (vocabulary 5,000)")
-    assert rows["common needles"].endswith("100 vs 1,000 cases")
+    assert set(rows) == {
+        "common needles, time",
+        "common needles, growth",
+        "common needles, memory",
+        "concurrency",
+    }
+    assert rows["common needles, time"].startswith("1,000 cases; 2.0 MB of random words")
+    assert rows["common needles, growth"].startswith("100 vs 1,000 cases, the first a prefix")
     assert rows["concurrency"] == "100 cases, retriever sleeps 20 ms a call, median of 1"
+    # The same cases, checked the same way on both sides: as many failures each.
+    [results] = [
+        line.split("|")[3]
+        for line in finished.stdout.splitlines()
+        if line.startswith("| common needles, time |")
+    ]
+    failed = re.search(r"failed: plugin ([\d,]+), by hand ([\d,]+)", results)
+    assert failed is not None and failed.group(1) == failed.group(2), results
+
+
+def test_the_failure_row_times_each_count_under_each_traceback_style(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import failures
+    import measure
+
+    sizes = dataclasses.replace(measure.QUICK, failures=(2, 5))
+    row = failures.failures(tmp_path, sizes)
+    assert row.setting == "plain failing tests, no plugin, 2, 5 failures, one run each"
+    for count in (2, 5):
+        assert re.search(
+            rf"{count}: `--tb=auto` [\d.]+ s, `--tb=line` [\d.]+ s, `--tb=no` [\d.]+ s", row.result
+        ), row.result
+    module = (tmp_path / "failures-5" / "test_fails.py").read_text(encoding="utf-8")
+    assert "range(5)" in module
