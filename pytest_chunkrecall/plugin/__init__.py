@@ -21,6 +21,7 @@ from .options import OPTIONS
 if TYPE_CHECKING:
     from ..render.html import DocumentData
 
+pytest_plugins = ["pytest_chunkrecall.plugin.annotations"]
 DESCRIBED = pytest.StashKey["set[str]"]()
 
 _INI_HELP = {
