@@ -199,8 +199,10 @@ def _every_report_is_valid(request: pytest.FixtureRequest) -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Runs inside GitHub Actions must not append the tests' summaries to the real job page."""
+    """Runs inside GitHub Actions must not append the tests' summaries to the real job page,
+    nor print workflow commands into the scenarios' output."""
     monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+    monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""The README's five-minute tutorial, run as written: its files, its output, its sweep."""
+"""The README's first gold file and the manual's five-minute tutorial, run as written."""
 
 from __future__ import annotations
 
@@ -7,12 +7,16 @@ from pathlib import Path
 
 import pytest
 
-README = (Path(__file__).parents[1] / "README.md").read_text(encoding="utf-8")
+ROOT = Path(__file__).parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TUTORIAL = (ROOT / "docs" / "tutorial.md").read_text(encoding="utf-8")
 
 
-def section(title: str) -> str:
-    start = README.index(f"### {title}")
-    return README[start : README.index("\n### ", start + 1)]
+def section(title: str, text: str = README) -> str:
+    """From the heading ``title`` (of any level) to the next heading of level 2 or 3."""
+    start = re.search(rf"^#+ {re.escape(title)}", text, flags=re.MULTILINE).start()
+    end = re.compile(r"^#{2,3} ", flags=re.MULTILINE).search(text, start + 1)
+    return text[start : end.start() if end else None]
 
 
 def blocks(text: str, language: str) -> list[str]:
@@ -48,7 +52,7 @@ def test_the_first_failure_is_printed_as_the_readme_shows(tutorial):
 
 
 def test_the_sweep_is_printed_as_the_readme_shows(tutorial):
-    shown = blocks(section("4. Fixing the chunker"), "text")[0]
+    shown = blocks(section("4. Fixing the chunker", TUTORIAL), "text")[0]
     command, *table = shown.splitlines()
     spec = re.search(r'--chunkrecall-sweep "(.*)"', command).group(1)
     result = tutorial.runpytest("--chunkrecall-sweep", spec)
@@ -59,7 +63,7 @@ def test_the_sweep_is_printed_as_the_readme_shows(tutorial):
 def test_the_fix_and_the_expected_failure_work_as_described(tutorial):
     gold = tutorial.path / "gold" / "policies.yaml"
     fixed = gold.read_text().replace("{size: 80, overlap: 0}", "{size: 80, overlap: 28}")
-    ceiling = blocks(section("4. Fixing the chunker"), "yaml")[0]
+    ceiling = blocks(section("4. Fixing the chunker", TUTORIAL), "yaml")[0]
     gold.write_text(fixed + ceiling)
     result = tutorial.runpytest()
     result.assert_outcomes(passed=2, xfailed=1)
@@ -67,13 +71,19 @@ def test_the_fix_and_the_expected_failure_work_as_described(tutorial):
         ["chunkrecall: hit-rate 2/3 (66.7%) [95% CI 20.8-93.9%], split spans 1"]
     )
     quoted = re.search(
-        r"`(! 1 span longer than every chunk[^`]*)`", README.replace("\n", " ")
+        r"`(! 1 span longer than every chunk[^`]*)`", TUTORIAL.replace("\n", " ")
     ).group(1)
     assert f"  {' '.join(quoted.split())}" in result.outlines
 
 
+def test_the_tutorial_starts_from_the_readme_s_gold_file_and_failure():
+    for title in ("1. A first gold file", "2. The first failure"):
+        for language in ("text", "yaml"):
+            assert blocks(section(title, TUTORIAL), language) == blocks(section(title), language)
+
+
 def test_ci_runs_the_quick_start_commands_as_written():
-    quick_start = README[README.index("## Quick start") : README.index("## Five minutes")]
+    quick_start = section("Quick start")
     commands = [
         line
         for line in blocks(quick_start, "sh")[0].splitlines()

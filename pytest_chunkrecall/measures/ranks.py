@@ -1,8 +1,8 @@
 """Ranking measures over a set of evaluated cases, from the rank each hit came back at.
 
 Each is a small pure function with its formula; the names other tools give them
-are in the README (LlamaIndex's ``hit_rate`` and ``mrr``, ranx's ``hit_rate@k``
-and ``mrr``).
+are in the manual, docs/verdicts.md (LlamaIndex's ``hit_rate`` and ``mrr``, ranx's
+``hit_rate@k`` and ``mrr``).
 """
 
 from __future__ import annotations

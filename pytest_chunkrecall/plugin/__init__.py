@@ -21,6 +21,8 @@ from .options import OPTIONS
 if TYPE_CHECKING:
     from ..render.html import ChunkWindow, DocumentData
 
+# GitHub annotations, and the columns and metadata of pytest-html and pytest-json-report
+pytest_plugins = ["pytest_chunkrecall.plugin.annotations", "pytest_chunkrecall.plugin.integrations"]
 DESCRIBED = pytest.StashKey["set[str]"]()
 
 _INI_HELP = {

@@ -1,4 +1,4 @@
-"""The recipes in the README, run exactly as written."""
+"""The recipes of the manual (docs/recipes.md), run exactly as written."""
 
 from __future__ import annotations
 
@@ -11,16 +11,14 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).parents[2]
-README = ROOT / "README.md"
+RECIPES = ROOT / "docs" / "recipes.md"
 MARKER = "<!-- chunkrecall recipes:"
 
 
 def recipe_section() -> str:
-    """The README from the recipes marker to the next top-level section."""
-    text = README.read_text(encoding="utf-8")
-    start = text.index(MARKER)
-    end = text.find("\n## ", start)
-    return text[start : end if end >= 0 else None]
+    """The recipes page from its marker on: every section below it is a recipe."""
+    text = RECIPES.read_text(encoding="utf-8")
+    return text[text.index(MARKER) :]
 
 
 # What each recipe imports, so that it skips (with a reason) where a library is missing.
@@ -48,9 +46,9 @@ _FILE_BLOCK = re.compile(r"^`([\w./-]+)`:\n```\w*\n(.*?)^```$", re.MULTILINE | r
 
 
 def recipes(markdown: str) -> dict[str, dict[str, str]]:
-    """Each ``### title`` section's files: the path in backticks, then its fenced block."""
+    """Each ``## title`` section's files: the path in backticks, then its fenced block."""
     found = {}
-    for section in re.split(r"^### ", markdown, flags=re.MULTILINE)[1:]:
+    for section in re.split(r"^## ", markdown, flags=re.MULTILINE)[1:]:
         title, _, body = section.partition("\n")
         found[title.strip()] = dict(_FILE_BLOCK.findall(body))
     return found
