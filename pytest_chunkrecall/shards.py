@@ -42,9 +42,12 @@ COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit stat
 def configure_merge(parser: argparse.ArgumentParser) -> None:
     """``merge R1.json R2.json … --out M.json [--force]``."""
     parser.add_argument(
-        "reports", type=Path, nargs="+", metavar="REPORT.json",
+        "reports",
+        type=Path,
+        nargs="+",
+        metavar="REPORT.json",
         help="The --chunkrecall-report files of the shards, each case in one of them",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--out", type=Path, required=True, metavar="M.json", help="The merged report to write"
     )
@@ -57,36 +60,53 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
     """``compare M.json --baseline B.json [--gate …] [--markdown PATH]`` and the gate's options."""
     parser.add_argument("report", type=Path, metavar="REPORT.json", help="A (merged) report")
     parser.add_argument(
-        "--baseline", type=Path, required=True, metavar="B.json",
+        "--baseline",
+        type=Path,
+        required=True,
+        metavar="B.json",
         help="The baseline, as written by pytest --chunkrecall-update-baseline",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--gate", choices=GATES, default="cases",
+        "--gate",
+        choices=GATES,
+        default="cases",
         help="As the ini option chunkrecall_gate (default: cases)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--alpha", type=float, default=0.05, metavar="P",
+        "--alpha",
+        type=float,
+        default=0.05,
+        metavar="P",
         help="As chunkrecall_alpha (default: 0.05)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--min-effect", type=float, default=0.0, metavar="POINTS",
+        "--min-effect",
+        type=float,
+        default=0.0,
+        metavar="POINTS",
         help="As chunkrecall_min_effect (default: 0)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--max-drop", type=float, metavar="POINTS",
+        "--max-drop",
+        type=float,
+        metavar="POINTS",
         help="As chunkrecall_max_drop (default: 0 with --gate cases, no limit with significant)",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--min-hit-rate", type=float, metavar="SHARE", help="As chunkrecall_min_hit_rate, 0 to 1"
     )
     parser.add_argument(
-        "--markdown", type=Path, metavar="PATH",
+        "--markdown",
+        type=Path,
+        metavar="PATH",
         help="Write the Markdown summary to PATH (it is also appended to $GITHUB_STEP_SUMMARY)",
-    )  # fmt: skip
+    )
     parser.add_argument(
-        "--report-out", type=Path, metavar="PATH",
+        "--report-out",
+        type=Path,
+        metavar="PATH",
         help="Write the report with the comparison, as the single run's --chunkrecall-report",
-    )  # fmt: skip
+    )
     parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )

@@ -23,9 +23,15 @@ GROUPS = 3
 
 def _imported(capsys: pytest.CaptureFixture[str], data: Path, project: Path) -> None:
     status, _, err = command(
-        capsys, "import", "chunking-evaluation", data / "questions_df.csv",
-        "--corpora", data / "corpora", "--out", project,
-    )  # fmt: skip
+        capsys,
+        "import",
+        "chunking-evaluation",
+        data / "questions_df.csv",
+        "--corpora",
+        data / "corpora",
+        "--out",
+        project,
+    )
     assert status == 0, err
     capsys.readouterr()
     # two corpora of the five keep the four runs of each scenario short
@@ -71,15 +77,24 @@ def test_three_groups_merge_to_the_single_run(
     monkeypatch.chdir(path)
     baseline, durations = str(path / "baseline.json"), str(path / "durations.json")
     first = run(
-        pytester, *accepted, "--chunkrecall-baseline", baseline,
+        pytester,
+        *accepted,
+        "--chunkrecall-baseline",
+        baseline,
         "--chunkrecall-update-baseline",
-    )  # fmt: skip
+    )
     assert first.ret in (0, 1), first.stdout.str()
     single = run(
-        pytester, *measured, "--chunkrecall-baseline", baseline,
-        "--chunkrecall-report", str(path / "single.json"),
-        "--store-durations", "--durations-path", durations,
-    )  # fmt: skip
+        pytester,
+        *measured,
+        "--chunkrecall-baseline",
+        baseline,
+        "--chunkrecall-report",
+        str(path / "single.json"),
+        "--store-durations",
+        "--durations-path",
+        durations,
+    )
     expected = read(path / "single.json")
     assert expected["comparison"]["regressions"] > 0  # the narrower setting costs something
     assert len(read(Path(durations))) == expected["totals"]["cases"]
@@ -88,9 +103,17 @@ def test_three_groups_merge_to_the_single_run(
     for group in range(1, GROUPS + 1):
         shard = str(path / f"shard-{group}.json")
         ran = run(
-            pytester, *measured, "--splits", str(GROUPS), "--group", str(group),
-            "--durations-path", durations, "--chunkrecall-report", shard,
-        )  # fmt: skip
+            pytester,
+            *measured,
+            "--splits",
+            str(GROUPS),
+            "--group",
+            str(group),
+            "--durations-path",
+            durations,
+            "--chunkrecall-report",
+            shard,
+        )
         assert ran.ret in (0, 1), ran.stdout.str()
         shards.append(shard)
     sizes = [len(read(Path(shard))["cases"]) for shard in shards]
@@ -100,9 +123,17 @@ def test_three_groups_merge_to_the_single_run(
     merged, compared = str(path / "merged.json"), str(path / "compared.json")
     assert main(["merge", *shards, "--out", merged]) == 0
     status = main(
-        ["compare", merged, "--baseline", baseline, "--report-out", compared,
-         "--rootdir", str(path)]
-    )  # fmt: skip
+        [
+            "compare",
+            merged,
+            "--baseline",
+            baseline,
+            "--report-out",
+            compared,
+            "--rootdir",
+            str(path),
+        ]
+    )
     assert status == single.ret
     gated = read(Path(compared))
     assert by_nodeid(gated) == by_nodeid(expected)
