@@ -129,3 +129,25 @@ def test_the_compare_command_prints_the_run_summary(shop: Shop, golden: Golden) 
     result = shop.pytester.run(sys.executable, "-m", "pytest_chunkrecall", *command)
     assert result.ret == 1
     golden.check("compare", "python -m pytest_chunkrecall " + " ".join(command), result)
+
+
+def test_a_retriever_that_raises_for_one_question(shop: Shop, golden: Golden) -> None:
+    shop.write(
+        "flaky.py",
+        "from pytest_chunkrecall.retrievers import bm25\n\n\n"
+        "def build(chunks):\n"
+        "    search = bm25(chunks)\n\n"
+        "    def ask(question, k):\n"
+        "        if 'refund' in question:\n"
+        "            raise RuntimeError('index offline')\n"
+        "        return search(question, k)\n\n"
+        "    return ask\n",
+    )
+    shop.gold(
+        "corpus: ../docs/policies.md\nretriever: flaky:build\ncases:\n"
+        "  - question: refund window\n    needle: 30 days\n"
+        "  - question: restocking fee\n    needle: 15 percent\n"
+    )
+    result = run(shop)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    golden.check("retriever_raises", "pytest", result)
