@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import contextlib
+import difflib
 import json
 import os
+import re
 import textwrap
 from collections.abc import Iterator
 from pathlib import Path
@@ -224,3 +226,83 @@ def chunking_evaluation() -> Iterator[Path]:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     yield SHARED_DATA
+
+
+# ---------------------------------------------------------------- golden outputs
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        default=False,
+        help="Rewrite the golden terminal outputs under tests/golden from this run",
+    )
+
+
+# What differs between two runs of the same scenario, and what it is shown as in a golden file.
+_MASKS = (
+    # a duration: "in 0.97s", "in 62.10s (0:01:02)"
+    (re.compile(r"\bin \d+(\.\d+)?s( \(\d+:\d\d:\d\d\))?"), "in <duration>"),
+    # pytest's header lines name the machine, the interpreter and the installed plugins
+    (re.compile(r"^platform .*$", re.MULTILINE), "platform <masked>"),
+    (re.compile(r"^(rootdir|plugins|cachedir): .*$", re.MULTILINE), r"\1: <masked>"),
+)
+# A separator line's width follows the text it frames (a duration of another length moves it).
+_SEPARATOR = re.compile(r"^([=_!-])\1{2,}(?: (.*?) \1+)?$", re.MULTILINE)
+
+
+def stable(text: str, *folders: Path) -> str:
+    """``text`` with durations, platform lines, separator widths and ``folders`` masked."""
+    for folder in folders:
+        for spelling in {str(folder), str(folder.resolve())}:
+            text = text.replace(spelling, "<project>")
+    for pattern, replacement in _MASKS:
+        text = pattern.sub(replacement, text)
+    text = _SEPARATOR.sub(lambda m: f"{m[1] * 3} {m[2]} {m[1] * 3}" if m[2] else m[1] * 3, text)
+    return "\n".join(line.rstrip() for line in text.splitlines()) + "\n"
+
+
+class Golden:
+    """A scenario's terminal output, compared with (or, under --update-golden, written to)
+    ``tests/golden/<name>.txt``."""
+
+    def __init__(self, request: pytest.FixtureRequest, pytester: pytest.Pytester) -> None:
+        self.update = bool(request.config.getoption("--update-golden"))
+        self.pytester = pytester
+
+    def check(self, name: str, command: str, result: pytest.RunResult) -> None:
+        """``command`` is how a user would type the scenario's command line."""
+        output = "\n".join(result.outlines + result.errlines)
+        shown = stable(f"$ {command}\n{output}\nexit status {int(result.ret)}", self.pytester.path)
+        path = GOLDEN / f"{name}.txt"
+        if self.update:
+            path.parent.mkdir(exist_ok=True)
+            path.write_text(shown, encoding="utf-8")
+            return
+        assert path.exists(), f"{path} is missing: run the tests with --update-golden"
+        expected = path.read_text(encoding="utf-8")
+        if shown != expected:
+            diff = difflib.unified_diff(
+                expected.splitlines(), shown.splitlines(), str(path), "this run", lineterm=""
+            )
+            pytest.fail(
+                "the output differs from its golden file; if the change is meant, run the "
+                "tests with --update-golden and review the diff\n" + "\n".join(diff),
+                pytrace=False,
+            )
+
+
+@pytest.fixture
+def golden(
+    request: pytest.FixtureRequest, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> Golden:
+    # One terminal for every machine: a fixed width, no colour, the short summary untrimmed.
+    monkeypatch.setenv("COLUMNS", "100")
+    monkeypatch.setenv("CI", "true")
+    monkeypatch.setenv("PY_COLORS", "0")
+    for name in ("FORCE_COLOR", "NO_COLOR", "PYTEST_ADDOPTS", "GITHUB_ACTIONS"):
+        monkeypatch.delenv(name, raising=False)
+    return Golden(request, pytester)

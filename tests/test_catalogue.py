@@ -34,7 +34,6 @@ import os
 import signal
 import sys
 import threading
-import time
 
 
 def exits(text, **ignored):
@@ -68,13 +67,6 @@ def build_exits(chunks):
 def twice(chunks):
     def search(question, k):
         return [0, 0, 1, 1, 2][:k]
-    return search
-
-
-def sleepy(chunks):
-    def search(question, k):
-        time.sleep(30)
-        return [0]
     return search
 
 

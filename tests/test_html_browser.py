@@ -120,12 +120,15 @@ def test_every_chunk_window_is_drawn_once_its_document_is_open(shop, example):
 
 def test_a_case_leads_to_its_span_and_the_span_back_to_its_case(shop):
     page = shop.open(f"#case:{SPLIT_CASE}")
+    assert shown_view(page) == "cases"
     article = page.locator(f"[data-case='{SPLIT_CASE}']")
     assert article.locator("details").get_attribute("open") is not None
     assert "|\u2702|" in article.locator("[data-cut]").text_content()
     article.locator("[data-goto-span]").click()
     label = page.locator(f"[data-span='{SPLIT_CASE}']")
     label.wait_for(state="visible")
+    assert shown_view(page) == "documents"
+    assert label.is_visible()
     assert label.get_attribute("data-split") == "true"
     assert "split" in label.text_content()  # not colour alone
     assert page.evaluate("document.activeElement.dataset.span") == SPLIT_CASE
@@ -133,11 +136,17 @@ def test_a_case_leads_to_its_span_and_the_span_back_to_its_case(shop):
     assert cut.get_attribute("aria-label").startswith("cut")
     label.click()
     page.locator("#view-cases").wait_for(state="visible")
+    assert shown_view(page) == "cases"
     assert page.evaluate("document.activeElement.closest('[data-case]').dataset.case") == SPLIT_CASE
-    page.goto(shop.path.as_uri() + "#documents")
-    page.locator(f"[data-in-span='{SPLIT_CASE}']").last.click()  # the span's text, not its label
+    page = shop.open("#documents")
+    assert shown_view(page) == "documents"
+    text = page.locator(f"[data-in-span='{SPLIT_CASE}']").last  # the span's text, not its label
+    assert text.is_visible()
+    text.click()
     page.locator("#view-cases").wait_for(state="visible")
+    assert shown_view(page) == "cases"
     assert page.evaluate("location.hash") == "#case:" + quote(SPLIT_CASE, safe="")
+    assert page.locator(f"[data-case='{SPLIT_CASE}'] details").get_attribute("open") is not None
 
 
 def test_the_lab_predicts_what_the_report_predicts_and_follows_its_sliders(shop, example):
@@ -154,6 +163,7 @@ def test_the_lab_predicts_what_the_report_predicts_and_follows_its_sliders(shop,
     page.keyboard.press("ArrowRight")
     assert int(box.locator("[data-readout='V']").text_content()) == before + 1
     slider.fill("0")
+    assert int(box.locator("[data-readout='V']").text_content()) == 0
     size = example["report"]["gold_files"][0]["geometry"]["size_p50"]
     assert box.locator("[data-readout='cost']").text_content() == "1.00\u00d7"
     box.locator("input[aria-label='span length L']").fill(str(size + 1))  # longer than a chunk
@@ -170,10 +180,17 @@ def test_the_sweep_is_tabled_and_charted(shop, example):
 
 def test_the_keyboard_reaches_every_view(shop):
     page = shop.open()
+    assert shown_view(page) == "overview"
     for name in ("cases", "documents", "lab", "sweep", "overview"):
-        page.focus(f"nav a[data-view='{name}']")
+        link = page.locator(f"nav a[data-view='{name}']")
+        link.focus()
+        assert page.evaluate("document.activeElement.dataset.view") == name
         page.keyboard.press("Enter")
         page.locator(f"#view-{name}").wait_for(state="visible")
+        assert shown_view(page) == name  # and every other view hidden
+        assert link.get_attribute("aria-current") == "page"
+        assert page.locator("nav a[aria-current]").count() == 1
+        assert page.evaluate("location.hash") == f"#{name}"
 
 
 def test_printing_shows_every_view_and_opens_every_case(shop):
@@ -281,6 +298,14 @@ def test_pubmed_page_is_small_and_quick(browser, tmp_path):
     assert page.locator("[data-chunk]").count() == len(data["documents"][0]["chunks"])
     page.close()
     assert opened.problems == []
+
+
+def shown_view(page: Any) -> str:
+    """The one view on show (the name of the only visible ``section.view``), or a list of them."""
+    visible = page.eval_on_selector_all(
+        "section.view", "els => els.filter(e => !e.hidden).map(e => e.dataset.view)"
+    )
+    return visible[0] if len(visible) == 1 else visible
 
 
 def distinct_colours(png: bytes) -> int:

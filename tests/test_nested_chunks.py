@@ -19,7 +19,7 @@ from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.chunk_map import ChunkMap
 from pytest_chunkrecall.text.folding import fold_text
 
-from .conftest import POLICIES, lines
+from .conftest import POLICIES
 
 Interval = tuple[int, int]
 
@@ -318,21 +318,19 @@ def test_a_small_to_big_chunker_is_placed_measured_and_judged(
     result = pytester.runpytest("--chunkrecall-report=r.json", *workers)
     # The spans across a child boundary inside a parent are hits: the parent came back.
     result.assert_outcomes(passed=3, failed=1)
-    result.stdout.fnmatch_lines(
-        lines(
-            "*cut at docs/policies.md offset 400: *",
-            "*before the cut: chunk 5 [200:400] (200 chars) ends there",
-            "*after the cut:  chunk 11 [400:450] (50 chars)",
-            "  geometry: effective overlap 0; 2 of 2 boundaries share no text;"
-            " 11 of 14 chunks lie inside another (no boundary); spans *",
-        )
-    )
     assert "offsets unknown" not in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     (gold,) = report["gold_files"]
     geometry = gold["geometry"]
     assert geometry["placed"] == geometry["chunks"] == 14
     assert (geometry["boundaries"], geometry["nested"], geometry["window_p50"]) == (2, 11, 200)
+    assert (geometry["no_overlap"], geometry["overlap_p50"]) == (2, 0)
+    # the cut falls between two parents; a child of the next one is on its far side
+    (cut,) = [case["cut"] for case in report["cases"] if case["cut"]]
+    assert cut["offset"] == 400
+    assert [cut["left"][key] for key in ("index", "start", "end")] == [5, 200, 400]
+    assert [cut["right"][key] for key in ("index", "start", "end")] == [11, 400, 450]
+    assert "11 of 14 chunks lie inside another (no boundary)" in result.stdout.str()
     cases = {case["id"]: case for case in report["cases"]}
     assert {i: c["verdict"] for i, c in cases.items()} == {
         "refund-window": "hit", "express": "hit", "restocking": "hit", "customs": "split",
@@ -399,19 +397,15 @@ def test_llamaindex_hierarchical_node_parser_is_placed_measured_and_judged(
     result.assert_outcomes(passed=1, failed=1)
     nested = len(nodes) - len(roots)
     apart = sum(1 for (_, end), (start, _) in itertools.pairwise(roots) if start >= end)
-    result.stdout.fnmatch_lines(
-        lines(
-            f"*cut at docs/policies.md offset {first_end}: *",
-            f"*before the cut: chunk 0 [{first_start}:{first_end}] * ends there",
-            f"  geometry: *; {apart} of {len(roots) - 1} boundaries share no text;"
-            f" {nested} of {len(nodes)} chunks lie inside another (no boundary)*",
-        )
-    )
     assert "offsets unknown" not in result.stdout.str()
     report = json.loads((pytester.path / "r.json").read_text())
     geometry = report["gold_files"][0]["geometry"]
     assert geometry["placed"] == geometry["chunks"] == len(nodes)
     assert (geometry["boundaries"], geometry["nested"]) == (len(roots) - 1, nested)
+    assert geometry["no_overlap"] == apart
+    cut = next(case["cut"] for case in report["cases"] if case["cut"])
+    assert cut["offset"] == first_end
+    assert [cut["left"][key] for key in ("index", "start", "end")] == [0, first_start, first_end]
     cases = {case["id"]: case for case in report["cases"]}
     assert cases["inside"]["verdict"] == "hit"
     assert cases["inside"]["retrieved_ids"] == ["docs/policies.md#0"]

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from .conftest import POLICIES, RAG, assert_no_internals, lines
+from .conftest import POLICIES, RAG, assert_no_internals
 
 OUTCOMES = """
     corpus: ../docs/policies.md
@@ -41,21 +41,28 @@ OUTCOMES = """
 """
 
 
+def headline(result: pytest.RunResult) -> str:
+    """The summary's one ``chunkrecall: hit-rate`` line (the contract CI scripts grep for)."""
+    (line,) = [line for line in result.outlines if line.startswith("chunkrecall: hit-rate ")]
+    return line
+
+
 def test_summary_lines(shop):
     shop.gold(OUTCOMES)
     result = shop.run("-p", "no:randomly")
     result.assert_outcomes(passed=1, failed=2, xfailed=1, xpassed=1, skipped=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(
-        lines(
-            "*= chunkrecall =*",
-            "chunkrecall: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
-            "gold/policies.yaml: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
-            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker"
-            " pytest_chunkrecall.chunkers:fixed_size(size=80, overlap=0) -> 7 chunks (index x1.00);"
-            " retriever rag:keywords, k=1",
-            "verdicts: hit 2, split 3, ranked_out 0, absent 0 (1 of the 3 misses expected)",
-        )
+    # The contract: "hit-rate H/N (P%)" and "split spans S" on the line that starts the summary;
+    # the rest of its layout is kept whole in tests/golden.
+    assert headline(result).startswith("chunkrecall: hit-rate 2/5 (40.0%)")
+    assert headline(result).endswith(", split spans 3")
+    per_file = [line for line in result.outlines if line.startswith("gold/policies.yaml: hit-rate")]
+    assert per_file == [
+        "gold/policies.yaml: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3"
+    ]
+    assert (
+        "verdicts: hit 2, split 3, ranked_out 0, absent 0 (1 of the 3 misses expected)"
+        in result.outlines
     )
 
 
@@ -67,20 +74,19 @@ def test_gold_files_with_one_setup_say_it_once(shop):
     shop.gold(setup + "k: 2\n" + case, "gold/c.yaml")
     result = shop.run("-p", "no:randomly")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines(
-        lines(
-            "gold/a.yaml: hit-rate 1/1 *",
-            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker *; retriever rag:keywords, k=1",
-            "  geometry: overlap configured 0, *",
-            "gold/b.yaml: hit-rate 1/1 *",
-            "  corpus, chunker, retriever and geometry as gold/a.yaml; spans p50 *",
-            "gold/c.yaml: hit-rate 1/1 *",
-            "  corpus ../docs/policies.md: 1 doc, 502 chars; chunker *; retriever rag:keywords, k=2",
-            "  geometry: overlap configured 0, *",
-            "verdicts: *",
-        )
-    )
-    assert result.stdout.str().count("  corpus ../docs/policies.md") == 2
+    # Each gold file's first line under its own name: b.yaml, set up as a.yaml, names a.yaml
+    # instead of its own corpus and geometry lines; c.yaml (another k) has its own.
+    under: dict[str, list[str]] = {}
+    for line in result.outlines:
+        if line.startswith("gold/") and ": hit-rate " in line:
+            under[line.split(":")[0]] = []
+        elif line.startswith("  ") and under:
+            under[list(under)[-1]].append(line.split(":")[0].split(";")[0])
+    assert under == {
+        "gold/a.yaml": ["  corpus ../docs/policies.md", "  geometry"],
+        "gold/b.yaml": ["  corpus, chunker, retriever and geometry as gold/a.yaml"],
+        "gold/c.yaml": ["  corpus ../docs/policies.md", "  geometry"],
+    }
 
 
 def test_json_report_fields_and_outcomes(shop):
@@ -125,7 +131,9 @@ def test_json_report_fields_and_outcomes(shop):
             span_split,
             outcome,
         ), case_id
-    result.stdout.fnmatch_lines(["chunkrecall: JSON report written to *chunkrecall.json"])
+    assert (
+        f"chunkrecall: JSON report written to {shop.path / 'chunkrecall.json'}" in result.outlines
+    )
 
 
 def test_the_report_is_plain_json_written_whole(shop):
@@ -139,9 +147,8 @@ def test_the_report_is_plain_json_written_whole(shop):
 def test_xfail_strict_turns_an_unexpected_hit_into_a_failure(shop):
     shop.gold(OUTCOMES)
     shop.ini("xfail_strict = true")
-    result, report = shop.report("-rX")
+    result, report = shop.report()
     result.assert_outcomes(passed=1, failed=3, xfailed=1, skipped=1)
-    result.stdout.fnmatch_lines(["*XPASS(strict)*"])
     outcomes = {c["id"]: c["outcome"] for c in report["cases"]}
     assert outcomes["fee-again"] == "failed"
     assert outcomes["customs"] == "xfailed"
@@ -150,11 +157,10 @@ def test_xfail_strict_turns_an_unexpected_hit_into_a_failure(shop):
 def test_marks_from_yaml_select_cases(shop):
     shop.gold(OUTCOMES)
     shop.ini("markers =\n    slow: slow cases")
-    result = shop.run("-m", "slow", "--strict-markers")
+    result, report = shop.report("-m", "slow", "--strict-markers")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines(
-        ["chunkrecall: hit-rate 0/1 (0.0%) [95% CI 0.0-79.3%], split spans 1"]
-    )
+    assert [case["id"] for case in report["cases"]] == ["slow"]
+    assert (report["totals"]["cases"], report["totals"]["split_spans"]) == (1, 1)
     result = shop.run("-m", "not slow")
     result.assert_outcomes(passed=1, failed=1, xfailed=1, xpassed=1, skipped=1, deselected=1)
 
@@ -165,9 +171,7 @@ def test_summary_counts_only_the_cases_that_ran(shop):
     result.assert_outcomes(passed=1, xpassed=1, deselected=4)
     assert report["totals"]["cases"] == 2
     assert [c["id"] for c in report["cases"]] == ["fee", "fee-again"]
-    result.stdout.fnmatch_lines(
-        ["chunkrecall: hit-rate 2/2 (100.0%) [95% CI 34.2-100.0%], split spans 0"]
-    )
+    assert headline(result).startswith("chunkrecall: hit-rate 2/2 (100.0%)")
 
 
 def test_one_line_per_gold_file(shop):
@@ -185,16 +189,19 @@ def test_one_line_per_gold_file(shop):
         "gold/care.yaml",
     )
     result, report = shop.report()
-    result.stdout.fnmatch_lines(
-        lines(
-            "chunkrecall: hit-rate 3/6 (50.0%) [95% CI 18.8-81.2%], split spans 3",
-            "gold/care.yaml: hit-rate 1/1 (100.0%) [95% CI 20.7-100.0%], split spans 0",
-            "  corpus ../docs/care.md: 1 doc, * chars; chunker rag:sentences -> 3 chunks (index x*);"
-            " retriever pytest_chunkrecall.retrievers:bm25, k=3",
-            "gold/policies.yaml: hit-rate 2/5 (40.0%) [95% CI 11.8-76.9%], split spans 3",
-        )
-    )
+    assert (report["totals"]["hits"], report["totals"]["cases"]) == (3, 6)
     assert [g["path"] for g in report["gold_files"]] == ["gold/care.yaml", "gold/policies.yaml"]
+    care, policies = report["gold_files"]
+    assert (care["totals"]["hits"], care["totals"]["cases"], care["chunks"]) == (1, 1, 3)
+    assert (care["chunker"], care["retriever"], care["k"]) == (
+        "rag:sentences",
+        "pytest_chunkrecall.retrievers:bm25",
+        3,
+    )
+    assert (policies["totals"]["hits"], policies["totals"]["cases"]) == (2, 5)
+    # one line per gold file, in the report's order
+    named = [line.split(":")[0] for line in result.outlines if ".yaml: hit-rate " in line]
+    assert named == ["gold/care.yaml", "gold/policies.yaml"]
 
 
 def test_no_summary_without_gold_cases(shop):
@@ -212,7 +219,7 @@ def test_paths_are_relative_to_the_rootdir_wherever_pytest_runs(shop, monkeypatc
     report = json.loads((shop.path / "r.json").read_text())
     assert report["gold_files"][0]["path"] == "gold/policies.yaml"
     assert report["cases"][0]["nodeid"] == "gold/policies.yaml::fee"
-    result.stdout.fnmatch_lines(["gold/policies.yaml: hit-rate 2/5*"])
+    assert any(line.startswith("gold/policies.yaml: hit-rate 2/5") for line in result.outlines)
 
 
 def test_an_unregistered_mark_is_reported_at_its_case(shop):

@@ -7,8 +7,10 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -17,18 +19,27 @@ from .conftest import QUIET, Shop, assert_no_internals
 
 # A retriever that logs every call it gets (process, kind, questions) to $CALLS,
 # offering search_batch unless told not to; "boom" in a question makes it raise.
+# With ``overlap``, the first call waits until a second call is in flight beside it (and fails
+# if none comes); with ``hold``, every call waits until the file of that name exists.
 COUNTING = """
 import json, os, threading, time
 
 LOCK = threading.Lock()
 IN_FLIGHT = [0]
+SECOND = threading.Event()
+FIRST = [True]
+GUARD = 60  # seconds: only against a run that would hang, never what a test measures
 
 
 def log(kind, questions):
     with LOCK, open(os.environ["CALLS"], "a", encoding="utf-8") as out:
         IN_FLIGHT[0] += 1
+        if IN_FLIGHT[0] > 1:
+            SECOND.set()
+        first, FIRST[0] = FIRST[0], False
         out.write(json.dumps({"pid": os.getpid(), "kind": kind, "questions": questions,
                               "in_flight": IN_FLIGHT[0]}) + "\\n")
+    return first
 
 
 def done():
@@ -37,8 +48,16 @@ def done():
 
 
 class Counting:
-    def __init__(self, chunks, sleep, wrong):
-        self.chunks, self.sleep, self.wrong = chunks, sleep, wrong
+    def __init__(self, chunks, overlap, hold, wrong):
+        self.chunks, self.overlap, self.hold, self.wrong = chunks, overlap, hold, wrong
+
+    def wait(self, first):
+        if self.overlap and first and not SECOND.wait(GUARD):
+            raise RuntimeError("no second call came while the first was in flight")
+        if self.hold:
+            deadline = time.monotonic() + GUARD
+            while not os.path.exists(self.hold) and time.monotonic() < deadline:
+                time.sleep(0.01)
 
     def rank(self, question, k):
         if "boom" in question:
@@ -48,9 +67,9 @@ class Counting:
         return sorted(range(len(self.chunks)), key=lambda i: (-score[i], i))[:k]
 
     def search(self, question, k):
-        log("search", [question])
+        first = log("search", [question])
         try:
-            time.sleep(self.sleep)
+            self.wait(first)
             return self.rank(question, k)
         finally:
             done()
@@ -58,17 +77,17 @@ class Counting:
 
 class Batching(Counting):
     def search_batch(self, questions, k):
-        log("search_batch", questions)
+        first = log("search_batch", questions)
         try:
-            time.sleep(self.sleep)
+            self.wait(first)
             found = [self.rank(q, k) for q in questions]
             return found[:-1] if self.wrong else found
         finally:
             done()
 
 
-def build(chunks, batch=True, sleep=0.0, wrong=False):
-    return (Batching if batch else Counting)(chunks, sleep, wrong)
+def build(chunks, batch=True, overlap=False, hold=None, wrong=False):
+    return (Batching if batch else Counting)(chunks, overlap, hold, wrong)
 """
 
 # Sentences of the storefront corpus: one case per fact, every one a hit at k 1 or 2.
@@ -183,19 +202,23 @@ def test_a_search_batch_with_too_few_lists_fails_its_cases_and_says_the_counts(c
 
 def test_concurrency_keeps_calls_in_flight_and_the_verdicts_stay(counted):
     project(counted, copies=2)
-    args = ("-o", "chunkrecall_retriever_args={batch: false, sleep: 0.05}")
-    serial, plain = run(counted, *args)
+    serial, plain = run(counted, "-o", "chunkrecall_retriever_args={batch: false}")
     serial.assert_outcomes(passed=20)
-    calls(counted)
-    started = time.perf_counter()
-    concurrent, report = run(counted, *args, "-o", "chunkrecall_concurrency=5")
-    seconds = time.perf_counter() - started
+    assert max(c["in_flight"] for c in calls(counted)) == 1
+    # The first call returns only once a second one is in flight beside it: one at a time, the
+    # first case would fail.
+    concurrent, report = run(
+        counted,
+        "-o",
+        "chunkrecall_retriever_args={batch: false, overlap: true}",
+        "-o",
+        "chunkrecall_concurrency=5",
+    )
     made = calls(counted)
     concurrent.assert_outcomes(passed=20)
     assert set(Counter(q for c in made for q in c["questions"]).values()) == {1}
     assert len(made) == 20
     assert max(c["in_flight"] for c in made) > 1
-    assert seconds < 20 * 0.05 + 1.5  # not more than the serial waiting and start-up
     assert verdicts(report) == verdicts(plain)
 
 
@@ -256,29 +279,64 @@ def test_two_workers_never_ask_the_same_question(counted):
     assert report["totals"] == plain["totals"]
 
 
-def test_ctrl_c_stops_a_run_with_calls_in_flight_promptly(counted):
+def test_ctrl_c_stops_a_run_with_calls_in_flight_and_sends_no_more(counted):
     project(counted, copies=4)
+    release = counted.path / "release"
     counted.ini(
-        "chunkrecall_retriever = counting:build\nchunkrecall_concurrency = 4\nchunkrecall_retriever_args = {batch: false, sleep: 0.5}\n"
+        "chunkrecall_retriever = counting:build\nchunkrecall_concurrency = 4\n"
+        f"chunkrecall_retriever_args = {{batch: false, hold: '{release}'}}\n"
     )
-    environment = {**os.environ, "PYTEST_ADDOPTS": "", "PYTHONPATH": os.pathsep.join(sys.path)}
+    environment = {
+        **os.environ,
+        "PYTEST_ADDOPTS": "",
+        "PYTHONPATH": os.pathsep.join(sys.path),
+        "PYTHONUNBUFFERED": "1",  # each line reaches the pipe as it is printed
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "pytest", *QUIET, "-p", "no:cacheprovider", "gold"],
-        cwd=counted.path, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )  # fmt: skip
+        cwd=counted.path,
+        env=environment,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
+    output: list[bytes] = []
+    interrupted = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:  # type: ignore[union-attr]
+            output.append(line)
+            if b"KeyboardInterrupt" in line:
+                interrupted.set()
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
     log = counted.path / "calls.log"
-    deadline = time.monotonic() + 30
-    while not (log.exists() and log.read_text().count("\n") >= 4) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    interrupted = time.monotonic()
-    process.send_signal(signal.SIGINT)
-    output, _ = process.communicate(timeout=30)
-    stopped = time.monotonic() - interrupted
-    assert process.returncode == pytest.ExitCode.INTERRUPTED, output.decode()
-    assert b"KeyboardInterrupt" in output
-    assert stopped < 3, f"took {stopped:.1f} s to stop"
-    # 40 questions at 0.5 s each, 4 at a time, would take 5 s more: most were never sent.
-    assert log.read_text().count("\n") < 20
+    try:
+        # Four calls held in flight, then Ctrl-C; the calls are let go only once the run has
+        # printed that it was interrupted, so no call can end (and no next one start) before.
+        assert wait_for(lambda: log.exists() and log.read_text().count("\n") == 4), "no calls"
+        process.send_signal(signal.SIGINT)
+        assert interrupted.wait(GUARD), b"".join(output).decode()
+    finally:
+        release.touch()
+        process.wait(timeout=GUARD)
+        reader.join(GUARD)
+    assert process.returncode == pytest.ExitCode.INTERRUPTED, b"".join(output).decode()
+    # 40 questions, 4 in flight when interrupted: the 36 queued behind them were never sent.
+    assert log.read_text().count("\n") == 4
+
+
+GUARD = 60  # seconds: only against a scenario that would hang, never what a test measures
+
+
+def wait_for(condition: Callable[[], bool]) -> bool:
+    """Whether ``condition`` came true before the guard ran out."""
+    deadline = time.monotonic() + GUARD
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
 
 
 def test_a_verdict_maps_back_only_the_occurrences_before_the_first_whole_one(monkeypatch):

@@ -154,3 +154,17 @@ def verdicts(pytester: pytest.Pytester) -> Callable[[], dict[str, str]]:
         return {case["id"]: case["verdict"] for case in data["cases"]}
 
     return read
+
+
+@pytest.fixture
+def cuts(pytester: pytest.Pytester) -> Callable[[], dict[str, tuple[str, int] | None]]:
+    """``cuts()``: each case's cut (document, offset) from the report.json of a run, or None."""
+
+    def read() -> dict[str, tuple[str, int] | None]:
+        data = json.loads(Path(pytester.path, "report.json").read_text(encoding="utf-8"))
+        return {
+            case["id"]: (case["cut"]["doc"], case["cut"]["offset"]) if case.get("cut") else None
+            for case in data["cases"]
+        }
+
+    return read

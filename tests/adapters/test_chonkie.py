@@ -24,12 +24,12 @@ def test_start_and_end_index_from_the_library_are_the_plugins_offsets(chunks_of,
 
 @pytest.mark.parametrize("name", ["TokenChunker", "SentenceChunker", "RecursiveChunker"])
 def test_split_and_hit_through_a_chonkie_class(
-    project, chunks_of, split_case, hit_case, verdicts, name
+    project, chunks_of, split_case, hit_case, verdicts, cuts, name
 ):
     args = {"chunk_size": 200}
     offset, across = split_case(chunks_of(getattr(chonkie, name), args))
     pytester = project({"chunker": f"chonkie:{name}", "chunker_args": args}, [hit_case, across])
     result = pytester.runpytest("--chunkrecall-report", "report.json")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([f"  cut at docs/guide.md offset {offset}: *"])
     assert verdicts() == {"gift-cards": "hit", "across-a-boundary": "split"}
+    assert cuts()["across-a-boundary"] == ("docs/guide.md", offset)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import json
 import re
 import subprocess
 import sys
@@ -99,8 +100,9 @@ def test_a_recipe_runs_as_written(pytester, guide, title):
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     cases = files["gold/policies.yaml"].count("  - id: ")
-    result = pytester.runpytest("-W", "ignore::DeprecationWarning")
-    result.assert_outcomes(passed=cases)
-    result.stdout.fnmatch_lines(
-        [f"chunkrecall: hit-rate {cases}/{cases} (100.0%) [[]95% CI *], split spans 0"]
+    result = pytester.runpytest(
+        "-W", "ignore::DeprecationWarning", "--chunkrecall-report", "report.json"
     )
+    result.assert_outcomes(passed=cases)
+    totals = json.loads((pytester.path / "report.json").read_text(encoding="utf-8"))["totals"]
+    assert (totals["hits"], totals["cases"], totals["split_spans"]) == (cases, cases, 0)

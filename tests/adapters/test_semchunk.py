@@ -39,7 +39,7 @@ def test_offsets_from_the_library_are_the_plugins_offsets(chunks_of, guide, args
 
 
 def test_split_and_hit_through_a_chunkerify_instance(
-    project, chunks_of, split_case, hit_case, verdicts
+    project, chunks_of, split_case, hit_case, verdicts, cuts
 ):
     offset, across = split_case(chunks_of(semchunk.chunkerify(count_words, chunk_size=24)))
     pytester = project(
@@ -49,8 +49,8 @@ def test_split_and_hit_through_a_chunkerify_instance(
     )
     result = pytester.runpytest("--chunkrecall-report", "report.json")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines([f"  cut at docs/guide.md offset {offset}: *"])
     assert verdicts() == {"gift-cards": "hit", "across-a-boundary": "split"}
+    assert cuts()["across-a-boundary"] == ("docs/guide.md", offset)
 
 
 def test_chunker_args_other_than_call_arguments_are_refused(project, hit_case):
