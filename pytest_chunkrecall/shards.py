@@ -29,7 +29,7 @@ from .evaluation.results import CaseResult
 from .files import write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
-from .run import sweep
+from .run import source, sweep
 from .run.entry import CaseEntry
 from .run.fold import RunFold, fingerprints_of, setups_of
 from .run.merge import Shard, gather, read_report, shard_of
@@ -40,7 +40,7 @@ COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit stat
 
 
 def configure_merge(parser: argparse.ArgumentParser) -> None:
-    """``merge R1.json R2.json … --out M.json [--force]``."""
+    """``merge R1.json R2.json … --out M.json [--force] [--allow-mixed]``."""
     parser.add_argument(
         "reports",
         type=Path,
@@ -53,6 +53,12 @@ def configure_merge(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--force", action="store_true", help="Replace --out if it exists (never an input)"
+    )
+    parser.add_argument(
+        "--allow-mixed",
+        action="store_true",
+        help="Merge shards run from different commits or pytest-chunkrecall versions; "
+        "the merged report's source then has null for what differs",
     )
 
 
@@ -126,10 +132,15 @@ def run_merge(args: argparse.Namespace) -> int:
         raise ChunkrecallError(
             f"--out {out}: the folder {out.parent} does not exist; create it first"
         )
-    fold, spool = gather([(str(path), read_report(path)) for path in inputs], fold=_fold)
+    reports = [(str(path), read_report(path)) for path in inputs]
+    made_from = source.merged(
+        [(name, source.of_report(data, name=name)) for name, data in reports],
+        allow_mixed=args.allow_mixed,
+    )
+    fold, spool = gather(reports, fold=_fold)
     try:
         summary = fold.finish()
-        report = json_report.head(summary, GateOutcome(), baseline_name=None)
+        report = json_report.head(summary, GateOutcome(), baseline_name=None, source=made_from)
         _write(out, json_report.text(report, spool.texts()))
     finally:
         spool.close()
@@ -146,6 +157,7 @@ def run_compare(args: argparse.Namespace) -> int:
     settings = _settings(args)
     name = str(args.report)
     data = read_report(args.report)
+    made_from = source.of_report(data, name=name)
     base = baseline.load(args.baseline, name=str(args.baseline))
     shard = shard_of(data, name=name)
     # what changed since the baseline: a regression in a changed document says so
@@ -158,7 +170,7 @@ def run_compare(args: argparse.Namespace) -> int:
         [(name, data)], fold=lambda shard: _fold(shard, base, settings.alpha), each=outcome_of
     )
     try:
-        return _compare(args, settings, base, fold, spool)
+        return _compare(args, settings, base, fold, spool, made_from)
     finally:
         spool.close()
 
@@ -169,6 +181,7 @@ def _compare(
     base: baseline.Baseline,
     fold: RunFold,
     spool: Spool,
+    made_from: source.Source | None,
 ) -> int:
     rootdir: Path = args.rootdir
     gold_files = fold.gold_file_paths()
@@ -195,7 +208,9 @@ def _compare(
         summary.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )
     if args.report_out is not None:
-        report = json_report.head(summary, outcome, baseline_name=str(args.baseline))
+        report = json_report.head(
+            summary, outcome, baseline_name=str(args.baseline), source=made_from
+        )
         _write(args.report_out, json_report.text(report, spool.texts()))
     context = SummaryContext(
         baseline_name=str(args.baseline),

@@ -30,7 +30,7 @@ from ..files import write_atomically
 from ..render import html, json_report, markdown
 from ..render.html import DocumentData
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
-from ..run import entry, sweep
+from ..run import entry, source, sweep
 from ..run.fold import RunFold, RunSummary
 from ..run.spool import Spool
 from .options import OPTIONS
@@ -167,7 +167,10 @@ class RunOwner:
         setup = options.baseline
         if options.report or options.html:
             report = json_report.head(
-                summary, self.outcome, baseline_name=setup.name if setup.path is not None else None
+                summary,
+                self.outcome,
+                baseline_name=setup.name if setup.path is not None else None,
+                source=source.of_run(self.config.rootpath),
             )
             if options.report:
                 self._write(

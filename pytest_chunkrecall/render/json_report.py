@@ -19,13 +19,21 @@ from ..baseline.gating import GateOutcome
 from ..baseline.saved import Comparison
 from ..evaluation.case_facts import Scored
 from ..run.fold import REPORT_FORMAT, RunSummary
+from ..run.source import Source
 
 FORMAT = REPORT_FORMAT
 
 
-def head(summary: RunSummary, outcome: GateOutcome, *, baseline_name: str | None) -> dict[str, Any]:
+def head(
+    summary: RunSummary,
+    outcome: GateOutcome,
+    *,
+    baseline_name: str | None,
+    source: Source | None = None,
+) -> dict[str, Any]:
     """The report of a run but for its cases: totals, each gold file, what was not evaluated;
-    the sweep, and the gates' decision when a baseline was compared."""
+    where it was run from (``source``, when known); the sweep, and the gates' decision when a
+    baseline was compared."""
     data: dict[str, Any] = {
         "chunkrecall_report": FORMAT,
         "totals": summary.totals.to_json(),
@@ -43,6 +51,8 @@ def head(summary: RunSummary, outcome: GateOutcome, *, baseline_name: str | None
         "unevaluated": list(summary.unevaluated),
         "setup_args": list(summary.setup_args),
     }
+    if source is not None:
+        data["source"] = dict(source)
     rows = summary.sweep_rows
     if rows:
         data["sweep"] = {
