@@ -1,4 +1,9 @@
-"""Gold questions as pytest tests of a RAG project's own chunker and retriever."""
+"""Gold questions as pytest tests of a RAG project's own chunker and retriever.
+
+PYTEST_DONT_REWRITE: the plugin raises its own failures and has no ``assert`` for pytest to
+rewrite. An editable install loads it through its own import finder, which pytest's
+rewriting cannot hook, and pytest would otherwise warn so in every in-process run.
+"""
 
 from __future__ import annotations
 

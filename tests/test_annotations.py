@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pytest_chunkrecall.plugin.annotations import command, escape_property
+from pytest_chunkrecall.plugin.workflow_commands import command, escape_property
 
 from .conftest import QUIET, STOREFRONT_CASES, Shop
 

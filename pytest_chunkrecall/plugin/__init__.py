@@ -14,15 +14,13 @@ from ..discovery import GoldWarning, collected_as_gold, not_collected_because
 from ..errors import counted
 from ..evaluation.suite import Suite, SuiteCache
 from ..run import entry
-from . import hookspecs, options
+from . import hookspecs, integrations, options, workflow_commands
 from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
 
 if TYPE_CHECKING:
     from ..render.html import ChunkWindow, DocumentData
 
-# GitHub annotations, and the columns and metadata of pytest-html and pytest-json-report
-pytest_plugins = ["pytest_chunkrecall.plugin.annotations", "pytest_chunkrecall.plugin.integrations"]
 DESCRIBED = pytest.StashKey["set[str]"]()
 
 _INI_HELP = {
@@ -39,6 +37,11 @@ _INI_HELP = {
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
+    # GitHub annotations, and the columns and metadata of pytest-html and pytest-json-report.
+    # Registered as modules already imported: named in pytest_plugins, pytest would mark them
+    # for assertion rewriting in every in-process run, and warn that it cannot.
+    pluginmanager.register(workflow_commands, workflow_commands.__name__)
+    pluginmanager.register(integrations, integrations.__name__)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
