@@ -26,7 +26,7 @@ from .baseline.gating import (
 from .errors import ChunkrecallError
 from .evaluation.case_facts import CaseBrief
 from .evaluation.results import CaseResult
-from .files import write_atomically
+from .files import real_target, write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
 from .run import source, sweep
@@ -155,6 +155,7 @@ def run_merge(args: argparse.Namespace) -> int:
 def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
+    _outputs_apart(args)
     name = str(args.report)
     data = read_report(args.report)
     made_from = source.of_report(data, name=name)
@@ -229,6 +230,25 @@ def _compare(
         with open(step_summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
             handle.write(text)
     return status
+
+
+def _outputs_apart(args: argparse.Namespace) -> None:
+    """Refuse a ``compare`` output on one of its inputs, or two outputs on one path."""
+    files = [("the report", args.report), ("--baseline", args.baseline)]
+    files += [
+        (option, path)
+        for option, path in (("--report-out", args.report_out), ("--markdown", args.markdown))
+        if path is not None
+    ]
+    seen: dict[Path, str] = {}
+    for option, path in files:
+        target = real_target(path)
+        if target in seen:
+            raise ChunkrecallError(
+                f"{option} {path} is {seen[target]}; compare never overwrites its inputs, "
+                "and writes each output to its own path"
+            )
+        seen[target] = f"{option} {path}"
 
 
 def _write(path: Path, text: Iterable[str]) -> None:
