@@ -120,6 +120,17 @@ def _walk(top: Path, *, hidden: bool, base: Path, where: str) -> Iterator[Path]:
         stack.extend(reversed(below))  # walked in name order
 
 
+def matches_pattern(path: Path, pattern: str, base: Path) -> bool:
+    """Whether the corpus pattern ``pattern`` (relative to ``base``) names ``path``, which
+    need not exist yet: a file written there would be read as corpus by the next run."""
+    full = Path(os.path.join(base, os.path.expanduser(pattern)))
+    if not path.is_absolute():
+        path = base / path
+    anchor = Path(os.path.abspath(full)).parts
+    names = Path(os.path.abspath(path)).parts
+    return _matches(names, anchor)
+
+
 def _matches(names: tuple[str, ...], parts: tuple[str, ...]) -> bool:
     """Whether the path ``names`` matches the pattern ``parts`` as glob's ``**`` would."""
     if not parts:

@@ -27,6 +27,9 @@ except ImportError:  # pragma: no cover - Windows has no flock; a lone writer ne
     fcntl = None  # type: ignore[assignment]
 
 LOCK_TIMEOUT = 120.0
+MARKER = "<!-- pytest-chunkrecall -->"  # in every Markdown and HTML file a run writes
+REPORT_KEY = '"chunkrecall_report"'
+_SNIFF = 4096  # the bytes read to tell one of our outputs from someone else's file
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -112,6 +115,38 @@ def output_problem(path: Path) -> str | None:
     if target.exists() and not os.access(target, os.W_OK):
         return f"{target} is read-only for this user"
     return None
+
+
+def foreign_content(path: Path, *, report: bool) -> str | None:
+    """Why the existing file ``path`` is not one this plugin wrote, or ``None`` (also when it
+    does not exist or is empty).
+
+    A JSON report names itself in its first key; a Markdown or HTML file carries
+    :data:`MARKER` near its top or its end.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF)
+            if not report and handle.read(1):  # Markdown ends with the marker
+                handle.seek(-_SNIFF, os.SEEK_END)
+                head += handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read to check what it holds: {exc.strerror or exc}"
+    return _foreign(head.decode("utf-8", errors="replace"), report=report)
+
+
+def _foreign(head: str, *, report: bool) -> str | None:
+    if not head.strip():
+        return None
+    if report:
+        if head.lstrip().startswith("{") and REPORT_KEY in head:
+            return None
+        return "it exists and is not a chunkrecall report"
+    if MARKER in head:
+        return None
+    return "it exists and was not written by pytest-chunkrecall"
 
 
 def real_target(path: Path) -> Path:

@@ -8,6 +8,7 @@ subprocess under ``resource.setrlimit`` and a deadline, so that a regression fai
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import stat
 import subprocess
@@ -184,6 +185,19 @@ SQUAD_WRITES = (
     *("squad", "squad/docs", "squad/gold"),  # the project's folders, made by the import
     *("squad/docs/policies.md", "squad/gold/squad.yaml", "squad/pytest.ini"),
 )
+
+REPORT = json.dumps(
+    {
+        "chunkrecall_report": 1,
+        "totals": {
+            **{"cases": 0, "hits": 0, "hit_rate": 0, "hit_rate_ci95": [0, 0], "mrr": 0},
+            **{"hit_rate_at": {}, "split_spans": 0},
+            "verdicts": {"hit": 0, "split": 0, "ranked_out": 0, "absent": 0},
+        },
+        **{"gold_files": [], "cases": [], "unevaluated": []},
+    }
+)
+BASELINE = '{"chunkrecall_baseline": 1, "gold_files": {}}\n'
 
 ROWS: dict[str, Row] = {
     # ---------------------------------------------------------------- YAML
@@ -604,6 +618,97 @@ ROWS: dict[str, Row] = {
     "a report written": Row(
         args=("--chunkrecall-report", "r.json"), writes=("r.json",), says="JSON report written"
     ),
+    # ---------------------------------------------------------------- outputs on the user's files
+    "a report onto a corpus document": Row(
+        args=("--chunkrecall-report", "docs/a.md"),
+        status=USAGE,
+        says="--chunkrecall-report docs/a.md: it is a corpus document (ini option "
+        "chunkrecall_corpus: 'docs/*.md'), and the run never writes over the project's own files",
+    ),
+    "Markdown onto a corpus document not written yet": Row(
+        args=("--chunkrecall-markdown", "docs/summary.md"),
+        status=USAGE,
+        says="--chunkrecall-markdown docs/summary.md: it is a corpus document",
+    ),
+    "a report through a link to a corpus document": Row(
+        args=("--chunkrecall-report", "out.json"),
+        links={"out.json": "docs/a.md"},
+        status=USAGE,
+        says="--chunkrecall-report out.json: it is a corpus document",
+    ),
+    "Markdown onto a gold file": Row(
+        args=("--chunkrecall-markdown", "gold/a.yaml"),
+        status=USAGE,
+        says="--chunkrecall-markdown gold/a.yaml: it is a gold file",
+    ),
+    "HTML onto the ini file": Row(
+        args=("--chunkrecall-html", "pytest.ini"),
+        status=USAGE,
+        says="--chunkrecall-html pytest.ini: it is the ini file of this run",
+    ),
+    "the ini's HTML page onto pyproject.toml": Row(
+        {"pyproject.toml": "[project]\nname = 'shop'\n"},
+        ini="chunkrecall_html = pyproject.toml",
+        status=USAGE,
+        says="pyproject.toml: it is the project's pyproject.toml",
+    ),
+    "a report onto a conftest": Row(
+        {"conftest.py": "# the project's fixtures\n"},
+        args=("--chunkrecall-report", "conftest.py"),
+        status=USAGE,
+        says="--chunkrecall-report conftest.py: it is the project's conftest.py",
+    ),
+    "Markdown onto a source file": Row(
+        args=("--chunkrecall-markdown", "rag.py"),
+        status=USAGE,
+        says="--chunkrecall-markdown rag.py: it is a Python source file",
+    ),
+    "a report onto a JSON file that is no report": Row(
+        {"r.json": '{"results": [1, 2]}\n'},
+        args=("--chunkrecall-report", "r.json"),
+        status=USAGE,
+        says="--chunkrecall-report r.json: it exists and is not a chunkrecall report; give "
+        "another path, or add --chunkrecall-force to replace it",
+    ),
+    "Markdown onto the user's notes": Row(
+        {"notes.md": "# my notes\n"},
+        args=("--chunkrecall-markdown", "notes.md"),
+        status=USAGE,
+        says="--chunkrecall-markdown notes.md: it exists and was not written by pytest-chunkrecall",
+    ),
+    "HTML onto the user's page": Row(
+        {"page.html": "<!DOCTYPE html><p>mine</p>\n"},
+        args=("--chunkrecall-html", "page.html"),
+        status=USAGE,
+        says="--chunkrecall-html page.html: it exists and was not written by pytest-chunkrecall",
+    ),
+    "the report onto the baseline being updated": Row(
+        args=(
+            *("--chunkrecall-report", "bl.json", "--chunkrecall-baseline", "bl.json"),
+            "--chunkrecall-update-baseline",
+        ),
+        status=USAGE,
+        says="the baseline bl.json and --chunkrecall-report bl.json are one file",
+    ),
+    "Markdown and HTML on one path": Row(
+        args=("--chunkrecall-markdown", "out.txt", "--chunkrecall-html", "out.txt"),
+        status=USAGE,
+        says="--chunkrecall-markdown out.txt and --chunkrecall-html out.txt are one file",
+    ),
+    "compare: --report-out onto its input": Row(
+        {"r.json": REPORT, "b.json": BASELINE},
+        args=("compare", "r.json", "--baseline", "b.json", "--report-out", "r.json"),
+        command=True,
+        status=2,
+        says="--report-out r.json is the report r.json; compare never overwrites its inputs",
+    ),
+    "compare: --markdown onto the baseline": Row(
+        {"r.json": REPORT, "b.json": BASELINE},
+        args=("compare", "r.json", "--baseline", "b.json", "--markdown", "b.json"),
+        command=True,
+        status=2,
+        says="--markdown b.json is --baseline b.json; compare never overwrites its inputs",
+    ),
     # ---------------------------------------------------------------- baselines
     "a baseline that is no JSON": Row(
         {"b.json": "{not json"},
@@ -852,3 +957,26 @@ def test_catalogue(pytester: pytest.Pytester, name: str) -> None:
         assert written in after and written not in before, f"{written} was not written"
         del after[written]
     assert after == before, "files changed"
+
+
+def test_force_replaces_a_file_the_plugin_did_not_write(pytester: pytest.Pytester) -> None:
+    build(pytester.path, Row({"notes.md": "# my notes\n", "r.json": '{"results": []}\n'}))
+    outputs = ("--chunkrecall-markdown", "notes.md", "--chunkrecall-report", "r.json")
+    result = pytester.runpytest(*QUIET, *outputs, "--chunkrecall-force")
+    assert result.ret == OK, result.stdout.str()
+    assert "my notes" not in (pytester.path / "notes.md").read_text(encoding="utf-8")
+    assert json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))["chunkrecall_report"]
+
+
+def test_a_run_replaces_the_outputs_an_earlier_run_wrote(pytester: pytest.Pytester) -> None:
+    build(pytester.path, Row())
+    outputs = ("--chunkrecall-markdown", "s.md", "--chunkrecall-report", "r.json")
+    outputs += ("--chunkrecall-html", "lab.html")
+    assert pytester.runpytest(*QUIET, *outputs).ret == OK
+    (pytester.path / "gold/a.yaml").write_text(TWO_CASES, encoding="utf-8")
+    result = pytester.runpytest(*QUIET, *outputs)
+    assert result.ret == OK, result.stdout.str()
+    report = json.loads((pytester.path / "r.json").read_text(encoding="utf-8"))
+    assert report["totals"]["cases"] == 2
+    for page in ("s.md", "lab.html"):
+        assert "hit-rate 2/2" in (pytester.path / page).read_text(encoding="utf-8")

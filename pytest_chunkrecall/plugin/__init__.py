@@ -90,6 +90,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "chunk windows and gold spans, each case, the lab of overlap against span length "
         "(ini: chunkrecall_html)",
     )
+    group.addoption(
+        "--chunkrecall-force",
+        action="store_true",
+        help="Replace an existing file at the report, Markdown or HTML path that this plugin "
+        "did not write (a project's own files are never replaced)",
+    )
     parser.addini(
         "chunkrecall_html",
         "The HTML page to write, relative to the rootdir (the command line's --chunkrecall-html wins)",

@@ -17,11 +17,11 @@ from ..baseline.saved import Baseline
 from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
-from ..corpus import ROOTS_OPTION, corpus_roots
+from ..corpus import ROOTS_OPTION, corpus_roots, matches_pattern
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.suite import Component
-from ..files import not_regular, output_problem
+from ..files import foreign_content, not_regular, output_problem, real_target
 from ..gold.safe_yaml import load_inline
 from ..run import sweep
 from .ini import ini_number, ini_switch, ini_value, ini_whole, warn_at_ini
@@ -29,6 +29,8 @@ from .ini import ini_number, ini_switch, ini_value, ini_whole, warn_at_ini
 DEFAULT_BATCH_SIZE = 64
 MAX_BATCH_SIZE = 100_000
 MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
+# the project's own files, by name: no output of the run may land on one
+PROJECT_FILES = frozenset(("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg", "conftest.py"))
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,13 @@ def read(config: pytest.Config) -> Options:
         settings = sweep.parse(spec) if spec is not None else None
     except ValueError as exc:
         raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
+    gold_files = _gold_files(config)
+    setup = _baseline_setup(config)
+    force = bool(config.getoption("chunkrecall_force"))
+    report = _output(config, "--chunkrecall-report", gold_files, force=force, report=True)
+    markdown = _output(config, "--chunkrecall-markdown", gold_files, force=force)
+    html = _output(config, "--chunkrecall-html", gold_files, force=force, ini="chunkrecall_html")
+    _one_file_each(config, setup, report=report, markdown=markdown, html=html)
     return Options(
         ini=_ini_settings(config),
         loader=_function(config, "loader", what="loader"),
@@ -86,11 +95,11 @@ def read(config: pytest.Config) -> Options:
         k_override=k,
         sweep_spec=spec,
         sweep=settings,
-        gold_files=_gold_files(config),
-        baseline=_baseline_setup(config),
-        report=_output(config, "--chunkrecall-report"),
-        markdown=_output(config, "--chunkrecall-markdown"),
-        html=_output(config, "--chunkrecall-html", ini="chunkrecall_html"),
+        gold_files=gold_files,
+        baseline=setup,
+        report=report,
+        markdown=markdown,
+        html=html,
         depth=ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
         corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
         batch_size=ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
@@ -139,8 +148,17 @@ def _length(config: pytest.Config) -> Component | None:
     return Component.of(name, length)
 
 
-def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> str | None:
-    """A file the run will write: refused now if it cannot be, rather than lost at the end.
+def _output(
+    config: pytest.Config,
+    option: str,
+    gold_files: set[Path] | None,
+    *,
+    force: bool,
+    report: bool = False,
+    ini: str | None = None,
+) -> str | None:
+    """A file the run will write: refused now if it cannot be, rather than lost at the end,
+    and refused if it is the user's own (a project file, or a file this plugin did not write).
 
     The command line's path is relative to the current folder; an ini option's (``ini``)
     to the rootdir.
@@ -158,7 +176,72 @@ def _output(config: pytest.Config, option: str, *, ini: str | None = None) -> st
     problem = output_problem(path)
     if problem:
         raise pytest.UsageError(f"{option} {value}: {problem}")
+    owned = _project_file(config, path, gold_files)
+    if owned:
+        raise pytest.UsageError(
+            f"{option} {value}: {owned}, and the run never writes over the project's own "
+            "files; give another path"
+        )
+    foreign = None if force else foreign_content(path, report=report)
+    if foreign:
+        raise pytest.UsageError(
+            f"{option} {value}: {foreign}; give another path, or add --chunkrecall-force "
+            "to replace it"
+        )
     return str(value)
+
+
+def _project_file(config: pytest.Config, path: Path, gold_files: set[Path] | None) -> str | None:
+    """What of the project's own ``path`` is (the ini file, a gold file, a corpus document,
+    source), or ``None`` when it is none of them."""
+    target = real_target(path)
+    if config.inipath is not None and target == real_target(config.inipath):
+        return "it is the ini file of this run"
+    if target.name in PROJECT_FILES:
+        return f"it is the project's {target.name}"
+    if target.suffix == ".py":
+        return "it is a Python source file"
+    if target.suffix in (".yaml", ".yml"):
+        parts = (
+            target.relative_to(config.rootpath).parts
+            if target.is_relative_to(config.rootpath)
+            else ()
+        )
+        if "gold" in parts[:-1] or (gold_files is not None and target in gold_files):
+            return "it is a gold file"
+    patterns = config.getini("chunkrecall_corpus") or []
+    for pattern in [patterns] if isinstance(patterns, str) else patterns:
+        if any(matches_pattern(name, pattern, config.rootpath) for name in (path, target)):
+            return f"it is a corpus document (ini option chunkrecall_corpus: {pattern!r})"
+    return None
+
+
+def _one_file_each(
+    config: pytest.Config,
+    setup: BaselineSetup,
+    *,
+    report: str | None,
+    markdown: str | None,
+    html: str | None,
+) -> None:
+    """Refuse two of the run's files on one path: the last written would replace the others."""
+    base = config.invocation_params.dir
+    named = [
+        (f"--chunkrecall-report {report}", report),
+        (f"--chunkrecall-markdown {markdown}", markdown),
+        (f"--chunkrecall-html {html}", html),
+    ]
+    files = [(what, real_target(base / value)) for what, value in named if value]
+    if setup.path is not None:
+        files.insert(0, (f"the baseline {setup.name}", real_target(setup.path)))
+    seen: dict[Path, str] = {}
+    for what, target in files:
+        if target in seen:
+            raise pytest.UsageError(
+                f"{seen[target]} and {what} are one file; give each its own path "
+                "(nothing was written)"
+            )
+        seen[target] = what
 
 
 def _baseline_setup(config: pytest.Config) -> BaselineSetup:

@@ -35,6 +35,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, TypedDict
 
+from ..files import MARKER
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
@@ -91,7 +92,9 @@ def render_page(data: PageData) -> str:
     totals = report.get("totals") or {}
     title = f"chunkrecall lab: hit-rate {totals.get('hits', 0)}/{totals.get('cases', 0)}"
     return (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">\n'
+        "<!DOCTYPE html>\n"
+        f"{MARKER}\n"  # a later run replaces this file only if it finds the marker
+        '<html lang="en"><head><meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"

@@ -7,6 +7,7 @@ from typing import Any
 
 from ..baseline.gating import GateOutcome, regression_note
 from ..evaluation.case_facts import Scored
+from ..files import MARKER
 from ..run.fold import RunSummary
 from . import terminal
 
@@ -81,7 +82,8 @@ def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bo
         gate_failures or comparison.regressions or comparison.improvements or comparison.new
     ):
         lines += [f"To accept this state as the new baseline: `{accept}`", ""]
-    return "\n".join(lines) + "\n"
+    # last, so that the summary opens with its heading; a later run looks for it there
+    return "\n".join([*lines, MARKER]) + "\n"
 
 
 def _changes(title: str, rows: list[tuple[Scored, str]]) -> list[str]:
