@@ -234,14 +234,16 @@ def _compare(
 
 def _outputs_apart(args: argparse.Namespace) -> None:
     """Refuse a ``compare`` output on one of its inputs, or two outputs on one path."""
-    files = [("the report", args.report), ("--baseline", args.baseline)]
-    files += [
-        (option, path)
-        for option, path in (("--report-out", args.report_out), ("--markdown", args.markdown))
-        if path is not None
-    ]
-    seen: dict[Path, str] = {}
-    for option, path in files:
+    # The two inputs may be one file (it is then refused as no baseline, when read); only an
+    # output may not land on an input or on the other output.
+    seen: dict[Path, str] = {
+        real_target(args.baseline): f"--baseline {args.baseline}",
+        real_target(args.report): f"the report {args.report}",
+    }
+    outputs = (("--report-out", args.report_out), ("--markdown", args.markdown))
+    for option, path in outputs:
+        if path is None:
+            continue
         target = real_target(path)
         if target in seen:
             raise ChunkrecallError(

@@ -109,6 +109,8 @@ def test_three_groups_merge_to_the_single_run(
             str(GROUPS),
             "--group",
             str(group),
+            "--splitting-algorithm",
+            "least_duration",
             "--durations-path",
             durations,
             "--chunkrecall-report",
