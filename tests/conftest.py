@@ -249,6 +249,8 @@ _MASKS = (
     # pytest's header lines name the machine, the interpreter and the installed plugins
     (re.compile(r"^platform .*$", re.MULTILINE), "platform <masked>"),
     (re.compile(r"^(rootdir|plugins|cachedir): .*$", re.MULTILINE), r"\1: <masked>"),
+    # pytest 8.3 and older write "reason: " before an imperative xfail's reason
+    (re.compile(r"^(XFAIL .*? - )reason: ", re.MULTILINE), r"\1"),
 )
 # A separator line's width follows the text it frames (a duration of another length moves it).
 _SEPARATOR = re.compile(r"^([=_!-])\1{2,}(?: (.*?) \1+)?$", re.MULTILINE)
