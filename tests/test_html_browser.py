@@ -19,6 +19,7 @@ from urllib.parse import quote
 import pytest
 
 from pytest_chunkrecall.render.html import PageData, render_page
+from pytest_chunkrecall.render.terminal import sweep_lines
 
 from .html_pages import SHARED_DATA, example_page, pubmed_page
 
@@ -73,8 +74,11 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def example(tmp_path_factory: pytest.TempPathFactory) -> PageData:
+    # a grid, whose settings' labels are long: "size=240 overlap=32"
     return example_page(
-        tmp_path_factory.mktemp("example"), "--chunkrecall-sweep", "overlap=0,32,64"
+        tmp_path_factory.mktemp("example"),
+        "--chunkrecall-sweep",
+        "size=240,320,400 overlap=0,32,64",
     )
 
 
@@ -176,6 +180,24 @@ def test_the_sweep_is_tabled_and_charted(shop, example):
     rows = example["report"]["sweep"]["rows"]
     assert page.locator("#view-sweep tbody tr").count() == len(rows)
     assert page.locator("#view-sweep rect[data-row]").count() == len(rows)
+
+
+def test_the_sweep_table_has_the_terminals_holm_column(shop, example):
+    page = shop.open("#sweep")
+    rows = example["report"]["sweep"]["rows"]
+    head = page.locator("#view-sweep thead th").all_text_contents()
+    column = head.index("p (Holm)")
+    cells = [
+        row.locator("td").nth(column).text_content()
+        for row in page.locator("#view-sweep tbody tr").all()
+    ]
+    terminal = sweep_lines(example["report"]["sweep"]["spec"], rows)
+    for row, cell in zip(rows, cells, strict=True):
+        line = next(line for line in terminal if line.startswith(f"  {row['label']}  "))
+        assert line.endswith(cell), (line, cell)  # the terminal's cell, not a second reckoning
+    assert cells[0] == "" and any(cell.endswith(" *") for cell in cells)
+    assert any(cell and not cell.endswith("*") for cell in cells)
+    assert "Holm-adjusted across 9 settings" in page.text_content("[data-footnote='holm']")
 
 
 def test_the_keyboard_reaches_every_view(shop):

@@ -19,6 +19,7 @@ from pytest_chunkrecall.render.html import (
     page_model,
     render_page,
 )
+from pytest_chunkrecall.render.terminal import holm_cell
 
 from .html_pages import SHARED_DATA, example_page, pubmed_page
 
@@ -146,8 +147,19 @@ def test_lab_prefers_the_reports_span_lengths_and_says_when_offsets_are_unknown(
     assert lab[1]["known"] is False and "offsets are unknown" in lab[1]["reason"]
 
 
-def test_sweep_rows_are_passed_to_the_page(example, model):
-    assert model["sweep"] == example["report"]["sweep"]
+def test_sweep_rows_are_passed_to_the_page_with_the_terminals_holm_cell(example, model):
+    sweep = example["report"]["sweep"]
+    assert {k: v for k, v in model["sweep"].items() if k != "rows"} == {
+        k: v for k, v in sweep.items() if k != "rows"
+    }
+    shown = [row["p_holm_text"] for row in model["sweep"]["rows"]]
+    assert [
+        {k: v for k, v in row.items() if k != "p_holm_text"} for row in model["sweep"]["rows"]
+    ] == sweep["rows"]
+    assert shown == [holm_cell(row) for row in sweep["rows"]]
+    assert shown[0] == "" and all(
+        re.fullmatch(r"(<0\.001|[01]\.\d{3})( \*)?", s) for s in shown[1:]
+    )
     assert [r["label"] for r in model["sweep"]["rows"]][1:] == [
         "overlap=0",
         "overlap=32",

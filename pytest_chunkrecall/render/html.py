@@ -19,7 +19,8 @@ gold file, line and node id), ``documents`` (text cut into ``pieces`` ``[start, 
 text, chunk ordinals, mark numbers]`` at every chunk edge, span edge and cut, so the
 script never does offset arithmetic on text; past ``EXCERPT_ABOVE`` characters, or
 ``CORPUS_ABOVE`` in all documents, only excerpts around spans and cuts), ``lab`` (per gold file: chunk size C, effective overlap
-V, span lengths, or why offsets are unknown) and ``sweep``. Every value is optional in the
+V, span lengths, or why offsets are unknown) and ``sweep`` (the report's, each row with
+its Holm-adjusted p as the terminal's sweep table writes it). Every value is optional in the
 report: what is missing is left out of the page, not guessed.
 
 Hooks for tests and scripts: each case's element has ``data-case="<node id>"`` and
@@ -37,6 +38,7 @@ from typing import Any, TypedDict
 
 from ..files import MARKER
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
+from .terminal import holm_cell
 
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
@@ -119,7 +121,7 @@ class PageModel(TypedDict):
     cases: list[Mapping[str, Any]]
     documents: list[DocumentView]
     lab: list[LabView]
-    sweep: Mapping[str, Any] | None
+    sweep: dict[str, Any] | None
 
 
 def page_model(data: PageData) -> PageModel:
@@ -147,8 +149,16 @@ def page_model(data: PageData) -> PageModel:
         "cases": cases,
         "documents": documents,
         "lab": [lab_view(gold, cases, documents) for gold in report.get("gold_files") or []],
-        "sweep": report.get("sweep") or None,
+        "sweep": sweep_view(report.get("sweep")),
     }
+
+
+def sweep_view(sweep: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The report's sweep, each row with ``p_holm_text``: its evidence as the terminal shows it."""
+    if not sweep:
+        return None
+    rows = [{**row, "p_holm_text": holm_cell(row)} for row in sweep.get("rows") or []]
+    return {**sweep, "rows": rows}
 
 
 def curve(hit_rate_at: Mapping[str, float] | None) -> list[list[float]] | None:

@@ -454,9 +454,12 @@
     var sec = views.sweep, sw = data.sweep;
     sec.appendChild(h("h2", { text: "Sweep " + (sw.spec || "") }));
     var rows = sw.rows || [];
-    sec.appendChild(table(["setting", "chunks", "index \u00d7", "split spans", "hit-rate", "change (points)", "errors"],
-      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", (r.errors || []).join("; ")]; }),
-      [0, 1, 1, 1, 1, 1, 0]));
+    sec.appendChild(table(["setting", "chunks", "index \u00d7", "split spans", "hit-rate", "change (points)", "p (Holm)", "errors"],
+      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", r.p_holm_text || "", (r.errors || []).join("; ")]; }),
+      [0, 1, 1, 1, 1, 1, 1, 0]));
+    if (rows.some(function (r) { return r.significant; })) {
+      sec.appendChild(h("p", { class: "muted", "data-footnote": "holm", text: "* differs from the configured setting beyond chance (exact two-sided McNemar on the same cases, Holm-adjusted across " + (rows.length - 1) + " settings, at the run's chunkrecall_alpha)" }));
+    }
     if (!rows.length) return;
     var costMax = Math.max.apply(null, rows.map(function (r) { return r.index_multiplier || 1; }).concat([1.5]));
     var c = chart({ width: 640, height: 260, x: [-0.5, rows.length - 0.5], y: [0, 1], y2: [0, costMax], xlabel: "setting", ylabel: "hit-rate", y2label: "index cost \u00d7", label: "hit-rate and index cost per setting", yfmt: pct,

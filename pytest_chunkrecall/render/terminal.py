@@ -113,11 +113,19 @@ def sweep_lines(spec: str, rows: Sequence[Mapping[str, Any]], *, alpha: float = 
     return lines + errors
 
 
-def _evidence(row: Mapping[str, Any]) -> str:
+def holm_cell(row: Mapping[str, Any]) -> str:
+    """A sweep row's Holm-adjusted p as the sweep tables show it: ``0.031 *`` where it differs
+    from the configured setting, ``0.500`` where it does not, empty for the configured row."""
     p = row.get("p_holm")
-    if p is None or row["setting"] is None:
+    if p is None or row.get("setting") is None:
         return ""
-    return (f"{p:.3f}" if p >= 0.001 else "<0.001") + (" *" if row["significant"] else "  ")
+    return (f"{p:.3f}" if p >= 0.001 else "<0.001") + (" *" if row.get("significant") else "")
+
+
+def _evidence(row: Mapping[str, Any]) -> str:
+    cell = holm_cell(row)
+    # the digits of a row without a star stay in line with those of a row with one
+    return cell if not cell or row.get("significant") else cell + "  "
 
 
 def comparison_lines(
