@@ -7,6 +7,8 @@ Python package, which drives that browser (it downloads no browser of its own he
 from __future__ import annotations
 
 import copy
+import itertools
+import math
 import shutil
 import struct
 import time
@@ -182,6 +184,36 @@ def test_the_sweep_is_tabled_and_charted(shop, example):
     assert page.locator("#view-sweep rect[data-row]").count() == len(rows)
 
 
+def test_the_sweep_labels_each_setting_readably_and_in_full_on_hover(shop, example):
+    page = shop.open("#sweep")
+    rows = example["report"]["sweep"]["rows"]
+    labels = page.locator("#view-sweep svg text[data-axis='x']")
+    assert labels.count() == len(rows)
+    assert labels.locator("title").all_text_contents() == [row["label"] for row in rows]
+    boxes = labels.evaluate_all(f"els => els.map(e => {BOX})")
+    title = page.locator("#view-sweep svg text[data-axis='xlabel']").evaluate(f"e => {BOX}")
+    chart = page.locator("#view-sweep svg").evaluate(f"e => {BOX}")
+    for one, other in itertools.combinations(boxes, 2):
+        assert not overlap(one, other), (one, other)
+    for one in boxes:
+        assert not overlap(one, title), (one, title)
+        assert inside(one, chart), (one, chart)
+
+
+def test_the_right_axis_ticks_are_round_numbers(shop, example):
+    page = shop.open("#sweep")
+    ticks = page.locator("#view-sweep svg text[data-axis='y2']").all_text_contents()
+    assert round_steps(ticks)[0] == 0
+    assert round_steps(ticks)[-1] >= max(
+        r["index_multiplier"] for r in example["report"]["sweep"]["rows"]
+    )
+    page = shop.open("#lab")
+    for gold in example["report"]["gold_files"]:
+        box = page.locator(f"[data-lab='{gold['path']}']")
+        ticks = box.locator("svg text[data-axis='y2']").all_text_contents()
+        assert round_steps(ticks)[0] <= 1, ticks  # the index never shrinks below its text
+
+
 def test_the_sweep_table_has_the_terminals_holm_column(shop, example):
     page = shop.open("#sweep")
     rows = example["report"]["sweep"]["rows"]
@@ -320,6 +352,39 @@ def test_pubmed_page_is_small_and_quick(browser, tmp_path):
     assert page.locator("[data-chunk]").count() == len(data["documents"][0]["chunks"])
     page.close()
     assert opened.problems == []
+
+
+# an element's box in the viewport, [left, top, right, bottom], as a JavaScript expression of e
+BOX = "(r => [r.left, r.top, r.right, r.bottom])(e.getBoundingClientRect())"
+
+
+def overlap(one: list[float], other: list[float]) -> bool:
+    """Whether two boxes ``[left, top, right, bottom]`` share more than a hair's width."""
+    return min(one[2], other[2]) - max(one[0], other[0]) > 0.5 and (
+        min(one[3], other[3]) - max(one[1], other[1]) > 0.5
+    )
+
+
+def inside(one: list[float], outer: list[float]) -> bool:
+    return (
+        one[0] >= outer[0] - 0.5
+        and one[1] >= outer[1] - 0.5
+        and one[2] <= outer[2] + 0.5
+        and one[3] <= outer[3] + 0.5
+    )
+
+
+def round_steps(ticks: list[str]) -> list[float]:
+    """The values of an axis' tick labels (``1.5\u00d7``), checked to go up in one round step:
+    1, 2, 2.5 or 5 times a power of ten, each a whole number of steps."""
+    assert len(ticks) >= 3, ticks
+    values = [float(tick.rstrip("\u00d7")) for tick in ticks]
+    steps = {round(b - a, 9) for a, b in itertools.pairwise(values)}
+    assert len(steps) == 1, ticks
+    step = steps.pop()
+    assert round(step / 10 ** math.floor(math.log10(step)), 6) in (1, 2, 2.5, 5), ticks
+    assert all(abs(v / step - round(v / step)) < 1e-6 for v in values), ticks
+    return values
 
 
 def shown_view(page: Any) -> str:

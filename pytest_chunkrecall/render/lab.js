@@ -71,28 +71,60 @@
     ])]));
     return "url(#" + id + ")";
   }
+  function niceStep(raw) {
+    // the smallest of 1, 2, 2.5 and 5 times a power of ten that is at least raw
+    var base = Math.pow(10, Math.floor(Math.log10(raw)));
+    return [1, 2, 2.5, 5, 10].filter(function (f) { return f * base >= raw * (1 - 1e-9); })[0] * base;
+  }
+  function niceRange(lo, hi) {
+    // four equal steps of a round size from a multiple of that size, covering [lo, hi]
+    var step = niceStep((hi - lo) / 4 || 1), from = Math.floor(lo / step + 1e-9) * step;
+    while (from + 4 * step < hi - 1e-9) { step = niceStep(step * (1 + 1e-6)); from = Math.floor(lo / step + 1e-9) * step; }
+    var decimals = 0;
+    while (decimals < 6 && Math.abs(Math.round(step * Math.pow(10, decimals)) - step * Math.pow(10, decimals)) > 1e-6) decimals++;
+    return { range: [from, from + 4 * step], decimals: decimals };
+  }
+  var LABEL_CHAR = 6.8, LABEL_CHARS = 28, LABEL_LINE = 14;  // 11px text: a character's width at most, a line's height
+  function xLabels(ticks, X) {
+    // horizontal while every label fits its slot; else upright (reading upwards), cut to
+    // LABEL_CHARS characters, and only every n-th one when the slots are narrower than a line
+    var slot = Infinity;
+    for (var i = 1; i < ticks.length; i++) slot = Math.min(slot, Math.abs(X(ticks[i][0]) - X(ticks[i - 1][0])));
+    var longest = ticks.reduce(function (m, t) { return Math.max(m, String(t[1]).length); }, 0);
+    if (longest * LABEL_CHAR <= slot - 6) return { upright: false, depth: 0, every: 1 };
+    return { upright: true, depth: Math.min(longest, LABEL_CHARS) * LABEL_CHAR, every: Math.ceil(LABEL_LINE / Math.max(1, slot)) };
+  }
   function chart(opts) {
-    // opts: {width, height, x: [lo, hi], y: [lo, hi], y2: [lo, hi]?, xlabel, ylabel, y2label, ticks}
-    var W = opts.width || 560, H = opts.height || 240, L = 66, R = opts.y2 ? 62 : 16, T = 14, B = 36;
-    var g = s("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": opts.label });
+    // opts: {width, height, x: [lo, hi], y: [lo, hi], y2: [lo, hi]?, xlabel, ylabel, y2label,
+    //        xticks: [[x, label, full label on hover?], ...]}
+    var W = opts.width || 560, L = 66, R = opts.y2 ? 62 : 16, T = 14;
     var X = function (x) { return L + (W - L - R) * (x - opts.x[0]) / ((opts.x[1] - opts.x[0]) || 1); };
+    var ticks = opts.xticks || [], layout = xLabels(ticks, X);
+    var B = 36 + layout.depth, H = (opts.height || 240) + layout.depth;
+    var g = s("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H, role: "img", "aria-label": opts.label });
     var Y = function (y) { return H - B - (H - B - T) * (y - opts.y[0]) / ((opts.y[1] - opts.y[0]) || 1); };
-    var Y2 = opts.y2 ? function (y) { return H - B - (H - B - T) * (y - opts.y2[0]) / ((opts.y2[1] - opts.y2[0]) || 1); } : null;
+    var y2 = opts.y2 ? niceRange(opts.y2[0], opts.y2[1]) : null;
+    var Y2 = y2 ? function (y) { return H - B - (H - B - T) * (y - y2.range[0]) / ((y2.range[1] - y2.range[0]) || 1); } : null;
     for (var i = 0; i <= 4; i++) {
       var yv = opts.y[0] + (opts.y[1] - opts.y[0]) * i / 4;
       g.appendChild(s("line", { class: "grid", x1: L, x2: W - R, y1: Y(yv), y2: Y(yv) }));
-      g.appendChild(s("text", { x: L - 6, y: Y(yv) + 4, "text-anchor": "end", text: opts.yfmt ? opts.yfmt(yv) : num(yv, 2) }));
+      g.appendChild(s("text", { x: L - 6, y: Y(yv) + 4, "text-anchor": "end", "data-axis": "y", text: opts.yfmt ? opts.yfmt(yv) : num(yv, 2) }));
       if (Y2) {
-        var y2v = opts.y2[0] + (opts.y2[1] - opts.y2[0]) * i / 4;
-        g.appendChild(s("text", { x: W - R + 6, y: Y(yv) + 4, text: num(y2v, 2) + "\u00d7" }));
+        var y2v = y2.range[0] + (y2.range[1] - y2.range[0]) * i / 4;
+        g.appendChild(s("text", { x: W - R + 6, y: Y(yv) + 4, "data-axis": "y2", "data-value": y2v, text: y2v.toFixed(y2.decimals) + "\u00d7" }));
       }
     }
-    (opts.xticks || []).forEach(function (t) {
-      g.appendChild(s("text", { x: X(t[0]), y: H - B + 14, "text-anchor": "middle", text: t[1] }));
+    ticks.forEach(function (t, n) {
+      if (n % layout.every) return;
+      var label = String(t[1]), x = X(t[0]), y = H - B + (layout.upright ? 6 : 14);
+      var shown = layout.upright && label.length > LABEL_CHARS ? label.slice(0, LABEL_CHARS - 1) + "\u2026" : label;
+      g.appendChild(s("text", layout.upright
+        ? { x: x, y: y, dy: "0.35em", "text-anchor": "end", transform: "rotate(-90 " + x + " " + y + ")", "data-axis": "x", text: shown }
+        : { x: x, y: y, "text-anchor": "middle", "data-axis": "x", text: shown }, [s("title", { text: has(t[2]) ? t[2] : label })]));
     });
     g.appendChild(s("line", { class: "axis", x1: L, x2: W - R, y1: H - B, y2: H - B }));
     g.appendChild(s("line", { class: "axis", x1: L, x2: L, y1: T, y2: H - B }));
-    g.appendChild(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", text: opts.xlabel }));
+    g.appendChild(s("text", { x: (L + W - R) / 2, y: H - 6, "text-anchor": "middle", "data-axis": "xlabel", text: opts.xlabel }));
     g.appendChild(s("text", { x: 11, y: T + (H - B - T) / 2, transform: "rotate(-90 11 " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle", text: opts.ylabel }));
     if (Y2) g.appendChild(s("text", { x: W - 8, y: T + (H - B - T) / 2, transform: "rotate(90 " + (W - 8) + " " + (T + (H - B - T) / 2) + ")", "text-anchor": "middle", text: opts.y2label }));
     return { svg: g, X: X, Y: Y, Y2: Y2 };
@@ -463,7 +495,7 @@
     if (!rows.length) return;
     var costMax = Math.max.apply(null, rows.map(function (r) { return r.index_multiplier || 1; }).concat([1.5]));
     var c = chart({ width: 640, height: 260, x: [-0.5, rows.length - 0.5], y: [0, 1], y2: [0, costMax], xlabel: "setting", ylabel: "hit-rate", y2label: "index cost \u00d7", label: "hit-rate and index cost per setting", yfmt: pct,
-      xticks: rows.map(function (r, i) { return [i, r.setting ? r.label : "configured"]; }) });
+      xticks: rows.map(function (r, i) { return [i, r.setting ? r.label : "configured", r.label]; }) });
     var bw = (c.X(1) - c.X(0)) * 0.5, cost = [];
     rows.forEach(function (r, i) {
       var y = c.Y(r.hit_rate || 0);
