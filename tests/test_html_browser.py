@@ -232,6 +232,45 @@ def test_the_sweep_table_has_the_terminals_holm_column(shop, example):
     assert "Holm-adjusted across 9 settings" in page.text_content("[data-footnote='holm']")
 
 
+@pytest.mark.parametrize("width,height", [(1280, 900), (375, 700)])
+def test_a_case_link_brings_the_case_to_just_below_the_navigation_bar(
+    browser, example, tmp_path, width, height
+):
+    opened = tab(browser, example, tmp_path / "lab.html")
+    page = opened.page
+    page.set_viewport_size({"width": width, "height": height})
+    cases = example["report"]["cases"]
+    case = next(c for c in cases[len(cases) // 2 :] if c["verdict"] == "hit")["nodeid"]
+    opened.open("#overview").evaluate(
+        "h => { location.hash = h; }", "#case:" + quote(case, safe="")
+    )
+    page.locator("#view-cases").wait_for(state="visible")
+    article = page.locator(f"[data-case='{case}']")
+    bar = page.locator("header").evaluate(f"e => {BOX}")
+    summary = article.locator("summary").evaluate(f"e => {BOX}")
+    image = Pixels(page.screenshot())
+    colour = page.evaluate(
+        "c => getComputedStyle(c).borderLeftColor.match(/\\d+/g).map(Number)",
+        article.element_handle(),
+    )
+    left = round(article.evaluate(f"e => {BOX}")[0]) + 2  # in the article's left border
+    # nothing above the bar: its first rows are the bar's own dark colour
+    assert all(image.ink(x, y) > 180 for y in (0, 1) for x in range(0, width, 5))
+    # the case's border starts at the bar: no band of white, nor of the case before, between
+    below = range(math.ceil(bar[3]) + 1, math.ceil(bar[3]) + 25)
+    strayed = [y for y in below if distance(image.at(left, y), colour) > 60]
+    assert not strayed, f"rows {strayed} under the bar are not the case's border {colour}"
+    # and its summary line is not under the bar
+    assert summary[1] >= bar[3] - 1, (summary, bar)
+    x, y = summary[0] + 30, (summary[1] + summary[3]) / 2
+    assert page.evaluate(
+        "([x, y, s]) => s.contains(document.elementFromPoint(x, y))",
+        [x, y, article.locator("summary").element_handle()],
+    )
+    page.close()
+    assert opened.problems == []
+
+
 def test_the_keyboard_reaches_every_view(shop):
     page = shop.open()
     assert shown_view(page) == "overview"
@@ -387,6 +426,10 @@ def round_steps(ticks: list[str]) -> list[float]:
     return values
 
 
+def distance(one: tuple[int, ...], other: list[int]) -> int:
+    return max(abs(a - b) for a, b in zip(one, other, strict=False))
+
+
 def shown_view(page: Any) -> str:
     """The one view on show (the name of the only visible ``section.view``), or a list of them."""
     visible = page.eval_on_selector_all(
@@ -396,36 +439,52 @@ def shown_view(page: Any) -> str:
 
 
 def distinct_colours(png: bytes) -> int:
-    """How many colours a PNG screenshot has (8-bit RGB/RGBA, as Chromium writes them)."""
-    assert png[:8] == b"\x89PNG\r\n\x1a\n"
-    at, chunks = 8, {}
-    idat = b""
-    while at < len(png):
-        (length,) = struct.unpack(">I", png[at : at + 4])
-        kind = png[at + 4 : at + 8]
-        body = png[at + 8 : at + 8 + length]
-        if kind == b"IDAT":
-            idat += body
-        else:
-            chunks[kind] = body
-        at += 12 + length
-    width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
-    assert depth == 8 and colour in (2, 6)
-    step = 3 if colour == 2 else 4
-    raw, stride = zlib.decompress(idat), width * step
-    previous, seen = bytearray(stride), set()
-    for y in range(height):
-        kind, row = (
-            raw[y * (stride + 1)],
-            bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
-        )
-        for x in range(stride):
-            a = row[x - step] if x >= step else 0
-            b, c = previous[x], previous[x - step] if x >= step else 0
-            row[x] = (row[x] + (0, a, b, (a + b) // 2, _paeth(a, b, c))[kind]) & 255
-        seen.update(bytes(row[i : i + 3]) for i in range(0, stride, step * 7))
-        previous = row
-    return len(seen)
+    """How many colours a PNG screenshot has (sampling every seventh pixel of each row)."""
+    image = Pixels(png)
+    return len({image.at(x, y) for y in range(image.height) for x in range(0, image.width, 7)})
+
+
+class Pixels:
+    """A PNG screenshot's pixels (8-bit RGB/RGBA, as Chromium writes them), ``at(x, y)`` as RGB."""
+
+    def __init__(self, png: bytes) -> None:
+        assert png[:8] == b"\x89PNG\r\n\x1a\n"
+        at, chunks = 8, {}
+        idat = b""
+        while at < len(png):
+            (length,) = struct.unpack(">I", png[at : at + 4])
+            kind = png[at + 4 : at + 8]
+            body = png[at + 8 : at + 8 + length]
+            if kind == b"IDAT":
+                idat += body
+            else:
+                chunks[kind] = body
+            at += 12 + length
+        width, height, depth, colour = struct.unpack(">IIBB", chunks[b"IHDR"][:10])
+        assert depth == 8 and colour in (2, 6)
+        step = 3 if colour == 2 else 4
+        raw, stride = zlib.decompress(idat), width * step
+        previous, self.rows = bytearray(stride), []
+        for y in range(height):
+            kind, row = (
+                raw[y * (stride + 1)],
+                bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)]),
+            )
+            for x in range(stride):
+                a = row[x - step] if x >= step else 0
+                b, c = previous[x], previous[x - step] if x >= step else 0
+                row[x] = (row[x] + (0, a, b, (a + b) // 2, _paeth(a, b, c))[kind]) & 255
+            self.rows.append(row)
+            previous = row
+        self.width, self.height, self._step = width, height, step
+
+    def at(self, x: int, y: int) -> tuple[int, int, int]:
+        row, i = self.rows[y], x * self._step
+        return row[i], row[i + 1], row[i + 2]
+
+    def ink(self, x: int, y: int) -> int:
+        """How dark the pixel is: 0 for white, 255 for black."""
+        return 255 - sum(self.at(x, y)) // 3
 
 
 def _paeth(a: int, b: int, c: int) -> int:

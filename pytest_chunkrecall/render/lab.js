@@ -561,6 +561,10 @@
   });
   var header = h("header", {}, [h("h1", { text: "chunkrecall lab" }), nav]);
   document.body.appendChild(header);
+  // a linked case scrolls to just below the sticky bar, however high the bar has wrapped
+  function navHeight() { document.documentElement.style.setProperty("--nav-height", header.getBoundingClientRect().height + "px"); }
+  navHeight();
+  if (window.ResizeObserver) new ResizeObserver(navHeight).observe(header); else window.addEventListener("resize", navHeight);
   document.body.appendChild(main);
   overview(); cases(); documents(); labView();
   if (data.sweep) sweep();
