@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import itertools
+import json
 import math
 import shutil
 import struct
@@ -271,6 +272,71 @@ def test_a_case_link_brings_the_case_to_just_below_the_navigation_bar(
     assert opened.problems == []
 
 
+def test_a_bidi_override_in_a_case_id_does_not_reverse_what_follows_it(browser, tmp_path):
+    report = {
+        "totals": {"cases": 1, "hits": 1, "hit_rate": 1.0, "split_spans": 0, "verdicts": {"hit": 1}},
+        "gold_files": [{"path": "gold/x.yaml", "chunks": 1}],
+        "cases": [{
+            "nodeid": "gold/x.yaml::rtl\u202eid", "gold_file": "gold/x.yaml", "id": "rtl\u202eid", "line": 1,
+            "question": "Where?", "needles": ["30 days"], "verdict": "hit", "rank": 1, "span_split": False, "k": 1,
+        }],
+    }  # fmt: skip
+    opened = tab(browser, {"report": report, "documents": []}, tmp_path / "rtl.html")
+    page = opened.open("#cases")
+    rank = page.locator("article.case summary .muted")
+    assert rank.text_content() == " rank 1"
+    # the same words, drawn where no override reaches them, in both orders
+    page.evaluate(
+        """() => ["ltr", "rtl"].forEach(order => {
+            const p = document.createElement("p"), span = document.createElement("span");
+            span.className = "muted"; span.dataset.order = order;
+            span.textContent = order === "ltr" ? " rank 1" : " 1 knar";
+            p.appendChild(span); document.querySelector("#view-cases").appendChild(p);
+        })"""
+    )
+    drawn = ink_profile(rank.screenshot())
+    forwards = ink_profile(page.locator("[data-order='ltr']").screenshot())
+    backwards = ink_profile(page.locator("[data-order='rtl']").screenshot())
+    assert profile_distance(drawn, forwards) < profile_distance(drawn, backwards) / 3, (
+        "the text after the id is drawn reversed"
+    )
+    page.close()
+    assert opened.problems == []
+
+
+def test_no_bidi_control_in_user_text_reorders_the_pages_own_words(browser, example, tmp_path):
+    rlo = "\u202e"
+    text = json.dumps(example).replace("docs/", f"docs/{rlo}").replace("gold/", f"gold/{rlo}")
+    data = json.loads(text)
+    report = data["report"]
+    for case in report["cases"]:
+        case["id"] = case["id"][:3] + rlo + case["id"][3:]
+        case["question"] = rlo + case["question"]
+        case["needles"] = [rlo + needle for needle in case["needles"]]
+        if case.get("span"):
+            case["span"] = rlo + case["span"]
+        if case.get("cut"):
+            case["cut"].update(before=rlo + case["cut"]["before"], after=rlo + case["cut"]["after"])
+        case["baseline"] = {"verdict": "hi" + rlo + "t", "rank": 1}
+    for gold in report["gold_files"]:
+        gold["chunker"] = "shop" + rlo + ".ingest:chunk"
+        gold["retriever"] = "shop" + rlo + ".search:bm25"
+    sweep = report["sweep"]
+    sweep["spec"] = rlo + sweep["spec"]
+    for row in sweep["rows"]:
+        row["label"] = rlo + row["label"]
+    sweep["rows"][1]["errors"] = [rlo + "chunker failed", "another" + rlo]
+    opened = tab(browser, data, tmp_path / "rlo.html")
+    page = opened.open()
+    page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # every view and case open
+    page.emulate_media(media="print")
+    reversed_words = page.evaluate(REVERSED_WORDS)
+    assert reversed_words == [], reversed_words[:10]
+    assert page.locator("bdi").count() > len(report["cases"])
+    page.close()
+    assert opened.problems == []
+
+
 def test_the_keyboard_reaches_every_view(shop):
     page = shop.open()
     assert shown_view(page) == "overview"
@@ -396,6 +462,28 @@ def test_pubmed_page_is_small_and_quick(browser, tmp_path):
 # an element's box in the viewport, [left, top, right, bottom], as a JavaScript expression of e
 BOX = "(r => [r.left, r.top, r.right, r.bottom])(e.getBoundingClientRect())"
 
+# Our words drawn out of order: each text node holding no bidirectional control and no
+# right-to-left letter, whose letters or digits next to each other on one line are drawn
+# right to left.
+REVERSED_WORDS = """() => {
+    const control = /[\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]/;
+    const rtl = /[\\u0590-\\u08ff\\ufb1d-\\ufdff\\ufe70-\\ufefc]/, word = /[A-Za-z0-9]/;
+    const found = [], range = document.createRange();
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    const box = (n, i) => { range.setStart(n, i); range.setEnd(n, i + 1); return range.getBoundingClientRect(); };
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+        const t = n.textContent;
+        if (control.test(t) || rtl.test(t) || n.parentElement.closest("script, style, title")) continue;
+        for (let i = 0; i + 1 < t.length; i++) {
+            if (!word.test(t[i]) || !word.test(t[i + 1])) continue;
+            const a = box(n, i), b = box(n, i + 1);
+            if (!a.width || !b.width || Math.abs(a.top - b.top) > 2) continue;
+            if (b.left < a.left - 0.5) { found.push(t.trim().slice(0, 60)); break; }
+        }
+    }
+    return found;
+}"""
+
 
 def overlap(one: list[float], other: list[float]) -> bool:
     """Whether two boxes ``[left, top, right, bottom]`` share more than a hair's width."""
@@ -428,6 +516,22 @@ def round_steps(ticks: list[str]) -> list[float]:
 
 def distance(one: tuple[int, ...], other: list[int]) -> int:
     return max(abs(a - b) for a, b in zip(one, other, strict=False))
+
+
+def ink_profile(png: bytes) -> list[int]:
+    """How much ink each column of a screenshot holds, from its first inked column on."""
+    image = Pixels(png)
+    columns = [sum(image.ink(x, y) for y in range(image.height)) for x in range(image.width)]
+    first = next(x for x, ink in enumerate(columns) if ink > 60)
+    last = max(x for x, ink in enumerate(columns) if ink > 60)
+    return columns[first : last + 1]
+
+
+def profile_distance(one: list[int], other: list[int]) -> float:
+    """How unlike two ink profiles are: the mean difference per column, past the shorter's end too."""
+    size = max(len(one), len(other))
+    one, other = one + [0] * (size - len(one)), other + [0] * (size - len(other))
+    return sum(abs(a - b) for a, b in zip(one, other, strict=True)) / size
 
 
 def shown_view(page: Any) -> str:

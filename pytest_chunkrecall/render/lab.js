@@ -1,5 +1,8 @@
 // The lab's views, drawn from the JSON embedded in the page. Data only ever reaches the
-// page as text nodes and attribute values: nothing from the report is parsed as HTML.
+// page as text nodes and attribute values: nothing from the report is parsed as HTML. Text
+// from the user (ids, paths, questions, needles, settings) sits in an element of its own that
+// isolates it, a <bdi> or one the stylesheet isolates, so that a bidirectional control in it
+// (U+202E, say) cannot reorder the page's own words around it.
 (function () {
   "use strict";
   var data = JSON.parse(document.getElementById("lab-data").textContent);
@@ -33,9 +36,17 @@
   function num(x, d) { return x === null || x === undefined ? "\u2013" : Number(x).toFixed(d || 0); }
   function has(x) { return x !== null && x !== undefined; }
   function chunkId(doc, index) { return doc + "#" + index; }
+  function bdi(text) { return h("bdi", { text: has(text) ? text : "" }); }
+  function chunkName(doc, index) { return h("span", {}, [bdi(doc), "#" + index]); }
+  function joined(parts, separator) {
+    // parts (user text or elements), each isolated, with our separator between them
+    var out = [];
+    parts.forEach(function (p, i) { if (i) out.push(separator); out.push(typeof p === "object" && p !== null ? p : bdi(p)); });
+    return h("span", {}, out);
+  }
   function verdictBadge(v) {
     var known = VERDICTS.indexOf(v) >= 0 ? v : "unknown";
-    return h("span", { class: "verdict " + known, text: (SYMBOL[v] || "?") + " " + (v || "unknown") });
+    return h("span", { class: "verdict " + known }, [(SYMBOL[v] || "?") + " ", bdi(v || "unknown")]);
   }
   function table(head, rows, numeric) {
     return h("table", {}, [
@@ -58,7 +69,7 @@
     return t.hits + "/" + t.cases + " (" + pct(t.hit_rate) + ")" + ci;
   }
   function args(a) {
-    return a ? Object.keys(a).map(function (k) { return k + "=" + JSON.stringify(a[k]); }).join(", ") : "";
+    return joined(a ? Object.keys(a).map(function (k) { return k + "=" + JSON.stringify(a[k]); }) : [], ", ");
   }
 
   // ---- charts --------------------------------------------------------------------------
@@ -154,7 +165,7 @@
         var gt = g.totals || {}, gv = gt.verdicts || {};
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
           VERDICTS.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
-          (g.chunker || "") + (g.chunker_args ? "(" + args(g.chunker_args) + ")" : ""), g.retriever, g.k];
+          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever, g.k];
       }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
@@ -196,7 +207,7 @@
     var id = chunkId(c.doc, c.index);
     var tr = h("tr", { class: holding[id] ? "holds" : null }, [
       h("td", { class: "num", text: has(c.rank) ? c.rank : "\u2013" }),
-      h("td", {}, [h("a", { href: "#chunk:" + encodeURIComponent(id), text: id })]),
+      h("td", {}, [h("a", { href: "#chunk:" + encodeURIComponent(id) }, [chunkName(c.doc, c.index)])]),
       h("td", { class: "num", text: has(c.start) ? "[" + c.start + ", " + c.end + ")" : "unknown" }),
       h("td", { class: "mono", text: c.preview || "" }),
     ]);
@@ -210,14 +221,14 @@
     var dl = h("dl", {});
     function row(term, value) { if (has(value) && value !== "") { dl.appendChild(h("dt", { text: term })); dl.appendChild(h("dd", {}, [value])); } }
     row("question", c.question);
-    row("needles", (c.needles || []).map(function (n) { return "\u201c" + n + "\u201d"; }).join("; "));
-    row("span", c.span ? c.span + (has(c.span_length) ? " (" + c.span_length + " " + (c.unit || "chars") + ")" : "") : null);
+    if (c.needles && c.needles.length) row("needles", joined(c.needles.map(function (n) { return h("span", {}, ["\u201c", bdi(n), "\u201d"]); }), "; "));
+    row("span", c.span ? h("span", {}, [bdi(c.span), has(c.span_length) ? " (" + c.span_length + " " + (c.unit || "chars") + ")" : ""]) : null);
     row("verdict", h("span", {}, [verdictBadge(c.verdict), has(c.rank) ? " at rank " + c.rank + " of k=" + c.k : " (k=" + c.k + ")", c.span_split ? " \u2014 the span is whole in no chunk" : ""]));
     if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
-    if (c.held && c.held.length) row("held in", c.held.map(function (x) { return x.chunk ? chunkId(x.chunk.doc, x.chunk.index) + " [" + x.chunk.start + ", " + x.chunk.end + ")" : ""; }).join("; "));
-    if (c.holding_ids && c.holding_ids.length) row("holding chunks", c.holding_ids.join(", "));
+    if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
+    if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
     if (has(c.pieces_retrieved)) row("pieces retrieved", c.pieces_retrieved ? "yes: each piece between the cuts is in some top-k chunk" : "no");
-    if (c.span_at) row("in the document", h("a", { href: "#span:" + encodeURIComponent(c.nodeid), "data-goto-span": c.nodeid, text: c.span_at.doc + " [" + c.span_at.start + ", " + c.span_at.end + ") \u2192 show" }));
+    if (c.span_at) row("in the document", h("a", { href: "#span:" + encodeURIComponent(c.nodeid), "data-goto-span": c.nodeid }, [bdi(c.span_at.doc), " [" + c.span_at.start + ", " + c.span_at.end + ") \u2192 show"]));
     if (c.baseline) row("baseline", h("span", {}, [verdictBadge(c.baseline.verdict), has(c.baseline.rank) ? " at rank " + c.baseline.rank : ""]));
     row("outcome", c.outcome);
     var body = h("div", { class: "case-body" }, [dl]);
@@ -227,18 +238,20 @@
       body.appendChild(h("table", {}, [h("thead", {}, [h("tr", {}, ["rank", "chunk", "offsets", "preview"].map(function (t) { return h("th", { scope: "col", text: t }); }))]), tb]));
     }
     if (c.cut) {
-      body.appendChild(h("h4", { text: "Where the cut fell: " + c.cut.doc + " at " + c.cut.offset }));
-      body.appendChild(h("div", { class: "cutline mono", "data-cut": c.cut.offset }, ["\u2026" + (c.cut.before || ""), h("span", { class: "cutmark", "aria-label": "cut", text: "|\u2702|" }), (c.cut.after || "") + "\u2026"]));
+      body.appendChild(h("h4", {}, ["Where the cut fell: ", bdi(c.cut.doc), " at " + c.cut.offset]));
+      body.appendChild(h("div", { class: "cutline mono", "data-cut": c.cut.offset }, ["\u2026", bdi(c.cut.before || ""), h("span", { class: "cutmark", "aria-label": "cut", text: "|\u2702|" }), bdi(c.cut.after || ""), "\u2026"]));
       var sides = [];
-      if (c.cut.left) sides.push("left chunk " + chunkId(c.cut.left.doc, c.cut.left.index) + " [" + c.cut.left.start + ", " + c.cut.left.end + ")");
-      if (c.cut.right) sides.push("right chunk " + chunkId(c.cut.right.doc, c.cut.right.index) + " [" + c.cut.right.start + ", " + c.cut.right.end + ")");
-      if (has(c.cut.overlap)) sides.push("overlap " + c.cut.overlap);
-      body.appendChild(h("p", { class: "muted", text: sides.join("; ") }));
+      [["left", c.cut.left], ["right", c.cut.right]].forEach(function (side) {
+        var w = side[1];
+        if (w) sides.push(h("span", {}, [side[0] + " chunk ", chunkName(w.doc, w.index), " [" + w.start + ", " + w.end + ")"]));
+      });
+      if (has(c.cut.overlap)) sides.push(h("span", { text: "overlap " + c.cut.overlap }));
+      body.appendChild(h("p", { class: "muted" }, [joined(sides, "; ")]));
     }
     var art = h("article", { class: "case", "data-case": c.nodeid, "data-verdict": c.verdict || "unknown", id: "case-" + caseCount++ }, [
       h("details", {}, [h("summary", {}, [verdictBadge(c.verdict), " ", h("code", { text: c.id || c.nodeid }), " ", h("span", { class: "question", text: c.question || "" }),
         has(c.rank) ? h("span", { class: "muted", text: " rank " + c.rank }) : null,
-        c.baseline ? h("span", { class: "muted", text: " (baseline: " + c.baseline.verdict + ")" }) : null]), body]),
+        c.baseline ? h("span", { class: "muted" }, [" (baseline: ", bdi(c.baseline.verdict), ")"]) : null]), body]),
     ]);
     caseEls[c.nodeid] = art;
     return art;
@@ -338,8 +351,8 @@
       (cuts[at] || []).forEach(function (i) { text.appendChild(h("span", { class: "cut", role: "img", "aria-label": "cut for " + d.marks[i].case, title: "cut at " + at, "data-cut-of": d.marks[i].case, text: "\u2702" })); });
       (starts[at] || []).forEach(function (i) {
         var m = d.marks[i];
-        var a = h("a", { class: "mark-label " + (m.split ? "split" : "whole"), href: "#case:" + encodeURIComponent(m.case), "data-span": m.case, "data-split": m.split ? "true" : "false",
-          text: (m.split ? "\u2702 split " : "\u2713 whole ") + m.case.split("::").pop() });
+        var a = h("a", { class: "mark-label " + (m.split ? "split" : "whole"), href: "#case:" + encodeURIComponent(m.case), "data-span": m.case, "data-split": m.split ? "true" : "false" },
+          [m.split ? "\u2702 split " : "\u2713 whole ", bdi(m.case.split("::").pop())]);
         markEls[m.case] = a;
         text.appendChild(a);
       });
@@ -415,7 +428,7 @@
     var C = lab.size, V0 = lab.overlap, u = lab.unit, lengths = lab.lengths;
     var median = lengths.length ? lengths[Math.floor((lengths.length - 1) / 2)] : Math.round(C / 4);
     var p90 = lengths.length ? lengths[Math.floor(0.9 * (lengths.length - 1))] : Math.round(C / 4);
-    box.appendChild(h("p", {}, ["measured chunk size C = " + C + " " + u + ", effective overlap V = " + V0 + (has(lab.configured) ? " (configured " + lab.configured + ")" : "") +
+    box.appendChild(h("p", {}, ["measured chunk size C = " + C + " ", bdi(u), ", effective overlap V = " + V0 + (has(lab.configured) ? " (configured " + lab.configured + ")" : "") +
       "; " + lengths.length + " span lengths, median " + median + ", p90 " + p90 + " (the slider's start); kept whole: observed " + pct(lab.observed_whole) + ", predicted " + pct(lab.predicted_whole)]));
     // the overlaps worth looking at: past twice the measured one or the long spans, cost only grows
     var top = Math.max(1, Math.min(C - 1, Math.round(Math.max(2 * V0, 1.5 * p90, C / 2))));
@@ -429,7 +442,7 @@
     box.appendChild(h("h4", { text: "Windows of size C with overlap V, and the start positions of a span of length L" }));
     box.appendChild(ideal);
     var doc = data.documents.filter(function (d) { return d.id === lab.doc; })[0];
-    if (doc) { box.appendChild(h("h4", { text: "The measured chunks of " + doc.id + " at length L" })); box.appendChild(measured); }
+    if (doc) { box.appendChild(h("h4", {}, ["The measured chunks of ", bdi(doc.id), " at length L"])); box.appendChild(measured); }
     box.appendChild(h("h4", { text: "P(V) and index cost against overlap V" }));
     box.appendChild(plot);
     function draw() {
@@ -484,10 +497,10 @@
   // ---- sweep ---------------------------------------------------------------------------
   function sweep() {
     var sec = views.sweep, sw = data.sweep;
-    sec.appendChild(h("h2", { text: "Sweep " + (sw.spec || "") }));
+    sec.appendChild(h("h2", {}, ["Sweep ", bdi(sw.spec || "")]));
     var rows = sw.rows || [];
     sec.appendChild(table(["setting", "chunks", "index \u00d7", "split spans", "hit-rate", "change (points)", "p (Holm)", "errors"],
-      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", r.p_holm_text || "", (r.errors || []).join("; ")]; }),
+      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", r.p_holm_text || "", joined(r.errors || [], "; ")]; }),
       [0, 1, 1, 1, 1, 1, 1, 0]));
     if (rows.some(function (r) { return r.significant; })) {
       sec.appendChild(h("p", { class: "muted", "data-footnote": "holm", text: "* differs from the configured setting beyond chance (exact two-sided McNemar on the same cases, Holm-adjusted across " + (rows.length - 1) + " settings, at the run's chunkrecall_alpha)" }));
