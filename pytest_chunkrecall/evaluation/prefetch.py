@@ -17,6 +17,7 @@ import queue
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from ..errors import USER_FAULTS, ChunkrecallError
@@ -25,6 +26,7 @@ from ..retrieval.adapters import BatchFunction, SearchFunction
 Key = tuple[str, int]  # (question, k)
 # What one call gave: (True, the results) or (False, the exception it raised).
 Outcome = tuple[bool, Any]
+POLL = 0.2  # seconds a case's thread waits for an answer before it looks for signals
 
 
 class Prefetch:
@@ -88,7 +90,7 @@ class Prefetch:
         What the retriever raised that is no fault of its own (KeyboardInterrupt,
         pytest's outcomes) is raised here, in the case's thread, as it was.
         """
-        outcome = self._pending[key].result()
+        outcome = _waited(self._pending[key])
         self._takers[key] -= 1
         if self._takers[key] <= 0:
             del self._pending[key], self._takers[key]
@@ -186,6 +188,22 @@ class _Callers:
             finally:
                 with self._lock:
                     self._running -= 1
+
+
+def _waited(future: Future[Outcome]) -> Outcome:
+    """The outcome of ``future``, waited for in slices of :data:`POLL` seconds.
+
+    One wait without end could outlast Ctrl-C: a signal that arrives just before
+    the case's thread blocks (a retriever call sending it, or a Ctrl-C at that
+    instant) is noted by the handler but wakes nobody, and a call that never
+    returns never ends the wait. Between two slices the thread runs Python again,
+    and the noted KeyboardInterrupt is raised there.
+    """
+    while True:
+        try:
+            return future.result(timeout=POLL)
+        except FutureTimeout:
+            continue
 
 
 def _listable(value: Any) -> bool:
