@@ -63,23 +63,77 @@ def read_json(path: Path, *, what: str, kind: str, missing: str, advice: str) ->
     """The JSON value in the file ``path``, which messages call ``what`` (such as ``baseline b.json``).
 
     Raises :class:`ChunkrecallError`: ``missing`` when there is no such file; otherwise
-    what is wrong with it (unreadable, not JSON, nested too deeply to be ``kind``) and,
-    for a damaged file, ``advice`` on what to do.
+    what is wrong with it (no regular file, unreadable, not JSON, nested too deeply to be
+    ``kind``, a number too long to read) and, for a damaged file, ``advice`` on what to do.
+    A FIFO or a device is refused at once, never waited on.
     """
     try:
-        text = path.read_text(encoding="utf-8")
+        data = read_regular(path)
     except FileNotFoundError:
         raise ChunkrecallError(missing) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ChunkrecallError(f"cannot read {what}: {exc}") from None
+    except OSError as exc:
+        problem = not_regular(path) or f"{exc.strerror or exc}"
+        raise ChunkrecallError(f"cannot read {what}: {problem}") from None
     try:
-        return json.loads(text)
+        text = data.decode("utf-8")
+        return json.loads(text, parse_int=_integer)
+    except UnicodeDecodeError as exc:
+        raise ChunkrecallError(f"cannot read {what}: it is not UTF-8 text ({exc.reason})") from None
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"{what} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); {advice}"
         ) from None
+    except _LongNumber as exc:
+        raise ChunkrecallError(
+            f"{what} holds a number of {exc.digits:,} digits, which no {kind} has; {advice}"
+        ) from None
     except RecursionError:
         raise ChunkrecallError(f"{what} is nested too deeply to be {kind}; {advice}") from None
+
+
+def read_regular(path: Path) -> bytes:
+    """The bytes of the regular file ``path`` (followed through symlinks).
+
+    Anything else (a FIFO, a device, a folder, a socket) raises :class:`OSError` at once,
+    without waiting: opening a FIFO for reading would wait for a writer for ever.
+    """
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    with open(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        return handle.read()
+
+
+def append_text(path: Path, text: str) -> None:
+    """Append ``text`` to the regular file ``path`` (made when missing), as a CI step summary is.
+
+    Anything else at ``path`` raises :class:`OSError` saying what it is, at once: a FIFO
+    without a reader would make the write wait for ever.
+    """
+    problem = not_regular(path)
+    if problem:
+        raise OSError(errno.EINVAL, problem)
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags, 0o666)
+    with open(fd, "a", encoding="utf-8", errors="backslashreplace") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):  # it changed since it was looked at
+            raise OSError(errno.EINVAL, "it is not a regular file")
+        handle.write(text)
+
+
+class _LongNumber(Exception):
+    """A JSON integer longer than Python converts (``sys.get_int_max_str_digits``)."""
+
+    def __init__(self, digits: int) -> None:
+        super().__init__(digits)
+        self.digits = digits
+
+
+def _integer(digits: str) -> int:
+    try:
+        return int(digits)
+    except ValueError:
+        raise _LongNumber(len(digits.lstrip("-"))) from None
 
 
 def _magic_link(path: Path) -> str | None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -26,7 +27,7 @@ from .baseline.gating import (
 from .errors import ChunkrecallError
 from .evaluation.case_facts import CaseBrief
 from .evaluation.results import CaseResult
-from .files import real_target, write_atomically
+from .files import append_text, real_target, write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
 from .run import source, sweep
@@ -227,8 +228,13 @@ def _compare(
         _write(args.markdown, [text])
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
     if step_summary:
-        with open(step_summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
-            handle.write(text)
+        try:
+            append_text(Path(step_summary), text)
+        except OSError as exc:
+            print(
+                f"note: cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}",
+                file=sys.stderr,
+            )
     return status
 
 

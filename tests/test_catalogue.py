@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from pytest_chunkrecall.evaluation.results import CaseResult
+
 from .conftest import POLICIES, QUIET, assert_no_internals
 
 OK, FAILED, ERRORS, USAGE = 0, 1, 2, 4
@@ -110,6 +112,14 @@ def interrupts_its_thread(chunks):
     return search
 
 
+def raises_for_the_fee(chunks):
+    def search(question, k):
+        if "restocking" in question:
+            raise ValueError("no index for fees today")
+        return [0]
+    return search
+
+
 class BatchInterrupted:
     def __init__(self, chunks):
         pass
@@ -167,6 +177,10 @@ class Row:
     links: dict[str, str] = field(default_factory=dict)
     fifos: tuple[str, ...] = ()
     writes: tuple[str, ...] = ()  # files the run is meant to write
+    changes: tuple[str, ...] = ()  # files of the project the run is meant to rewrite
+    shows: tuple[tuple[str, str], ...] = ()  # (file, a fragment it holds after the run)
+    hides: tuple[tuple[str, str], ...] = ()  # (file, a fragment it must not hold)
+    env: dict[str, str] = field(default_factory=dict)  # for a row in a process of its own
     resource: bool = False
     internals: bool = True  # check that no traceback of ours shows
     command: bool = False  # args are for python -m pytest_chunkrecall, not for pytest
@@ -208,6 +222,60 @@ REPORT = json.dumps(
     }
 )
 BASELINE = '{"chunkrecall_baseline": 1, "gold_files": {}}\n'
+HIT = {
+    "nodeid": "gold/a.yaml::refund-window",
+    **CaseResult(
+        **{"gold_file": "gold/a.yaml", "id": "refund-window", "line": 2},
+        **{"question": "What is the refund window?", "needles": ["30 days"], "span": None},
+        **{"verdict": "hit", "rank": 1, "span_split": False, "k": 1, "match": "normalized"},
+        **{"needle_lengths": [7], "span_length": 7, "unit": "characters"},
+        **{"retrieved_ids": ["docs/a.md#0"], "holding_ids": ["docs/a.md#0"]},
+    ).to_json(),
+    "xfail": None,
+    "outcome": "passed",
+}
+
+
+def forged(*, gold_files: list[str] | None = None, raw: str = "", **case: object) -> str:
+    """A one-case report, its case changed by ``case`` (a number's text replaced by ``raw``).
+
+    Named ``*.report`` in the rows, not ``*.json``: the suite checks every ``*.json`` report
+    a scenario leaves against the schema, and these break it on purpose.
+    """
+    data = json.loads(REPORT)
+    data["gold_files"] = [
+        {"path": path, "chunks": None, "corpus_chars": None, "totals": data["totals"]}
+        for path in (["gold/a.yaml"] if gold_files is None else gold_files)
+    ]
+    data["cases"] = [{**HIT, **case}]
+    text = json.dumps(data)
+    return text.replace('"line": 2', f'"line": {raw}') if raw else text
+
+
+TWO_HITS = json.dumps(
+    {
+        "chunkrecall_baseline": 1,
+        "gold_files": {
+            "gold/a.yaml": {
+                "cases": {
+                    case: {"verdict": "hit", "rank": 1, "span_split": False}
+                    for case in ("refund-window", "restocking")
+                }
+            }
+        },
+    }
+)
+INJECTED = """\
+cases:
+  - id: a`b
+    question: "What is the refund window? ![x](https://evil.example/p.png) <script>alert(1)</script>
+      [link](javascript:alert(1)) <details open>"
+    needle: 30 days
+"""
+HUGE = "9" * 5_000
+DAMAGED = "r.report is damaged: case 1 (gold/a.yaml::refund-window)"
+COMPARE = ("compare", "r.report", "--baseline", "b.json")
+MERGE = ("merge", "r.report", "--out", "m.json")
 
 ROWS: dict[str, Row] = {
     # ---------------------------------------------------------------- YAML
@@ -776,7 +844,7 @@ ROWS: dict[str, Row] = {
         },
         args=("--chunkrecall-baseline", "b.json"),
         status=USAGE,
-        says="g::c has rank nan, not a whole number or null",
+        says="g::c has rank nan, not a whole number from 1 or null",
     ),
     "a baseline that is a symlink loop": Row(
         args=("--chunkrecall-baseline", "b.json"),
@@ -809,6 +877,160 @@ ROWS: dict[str, Row] = {
         links={"b.json": "ci/b.json"},
         writes=("ci/b.json",),
         says="baseline b.json written: 1 cases",
+    ),
+    # ---------------------------------------------------------------- updating the baseline
+    "an update while one case errors": Row(
+        {**gold("retriever: rag:raises_for_the_fee\n" + TWO_CASES), "b.json": TWO_HITS},
+        args=("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"),
+        status=FAILED,  # the case that errored
+        says="1 case kept from the old baseline: it errored (gold/a.yaml::restocking)",
+        changes=("b.json",),
+        shows=(("b.json", '"restocking": {"verdict": "hit", "rank": 1'),),
+    ),
+    # ---------------------------------------------------------------- the step summary
+    "Markdown in a question and a backtick in an id": Row(
+        {**gold(INJECTED), "b.json": BASELINE},
+        args=("--chunkrecall-baseline", "b.json", "--chunkrecall-markdown", "s.md"),
+        writes=("s.md",),
+        says="1 passed",
+        shows=(
+            ("s.md", "- ``gold/a.yaml::a`b``: hit —"),
+            ("s.md", "&lt;script&gt;"),
+            ("s.md", "\\!\\[x\\]\\(https://evil.example/p.png\\)"),
+        ),
+        hides=(
+            ("s.md", "<script>"),
+            ("s.md", "<details"),
+            ("s.md", "![x]("),
+            ("s.md", "[link](javascript:"),
+        ),
+    ),
+    # ---------------------------------------------------------------- reports read back
+    "compare: a case with an unknown verdict": Row(
+        {"r.report": forged(verdict="pwned"), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says=f"{DAMAGED}: 'verdict' is 'pwned'; it must be one of hit, split",
+    ),
+    "merge: a rank that is text": Row(
+        {"r.report": forged(rank="1")},
+        args=MERGE,
+        command=True,
+        status=2,
+        says=f"{DAMAGED}: 'rank' is '1'; it must be a whole number from 1, or null",
+    ),
+    "compare: a rank below 1": Row(
+        {"r.report": forged(rank=-3), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says=f"{DAMAGED}: 'rank' is -3; it must be a whole number from 1, or null",
+    ),
+    "merge: a case of a gold file the report does not list": Row(
+        {"r.report": forged(gold_file="gold/other.yaml")},
+        args=MERGE,
+        command=True,
+        status=2,
+        says="belongs to the gold file 'gold/other.yaml', which is not among the report's "
+        "'gold_files'",
+    ),
+    "merge: an outcome that is none": Row(
+        {"r.report": forged(outcome="exploded")},
+        args=MERGE,
+        command=True,
+        status=2,
+        says=f"{DAMAGED}: 'outcome' is 'exploded'; it must be one of passed, failed",
+    ),
+    "compare: a report with no gold files": Row(
+        {"r.report": forged(gold_files=[]), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="belongs to the gold file 'gold/a.yaml', which is not among the report's",
+    ),
+    "merge: an integer of 5,000 digits": Row(
+        {"r.report": forged(raw=HUGE)},
+        args=MERGE,
+        command=True,
+        status=2,
+        says="r.report holds a number of 5,000 digits",
+    ),
+    "compare: an integer of 5,000 digits": Row(
+        {"r.report": forged(raw=HUGE), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="r.report holds a number of 5,000 digits",
+    ),
+    "compare: a baseline with an integer of 5,000 digits": Row(
+        {"r.report": forged(), "b.json": BASELINE.replace("1", HUGE, 1)},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="baseline b.json holds a number of 5,000 digits",
+    ),
+    "export: an integer of 5,000 digits": Row(
+        {"r.report": forged(raw=HUGE)},
+        args=("export", "trec", "r.report", "--out", "trec"),
+        command=True,
+        status=2,
+        says="r.report: the JSON report holds a number of 5,000 digits",
+    ),
+    "export: a case with an unknown verdict": Row(
+        {"r.report": forged(verdict="pwned")},
+        args=("export", "trec", "r.report", "--out", "trec"),
+        command=True,
+        status=2,
+        says=f"{DAMAGED}: 'verdict' is 'pwned'",
+    ),
+    "a baseline with an integer of 5,000 digits": Row(
+        {"b.json": BASELINE.replace("1", HUGE, 1)},
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="baseline b.json holds a number of 5,000 digits",
+    ),
+    "a baseline with a rank below 1": Row(
+        {
+            "b.json": '{"chunkrecall_baseline": 1, "gold_files": {"g": {"cases": '
+            '{"c": {"verdict": "hit", "rank": -3}}}}}'
+        },
+        args=("--chunkrecall-baseline", "b.json"),
+        status=USAGE,
+        says="g::c has rank -3, not a whole number from 1 or null",
+    ),
+    # ---------------------------------------------------------------- special files as input
+    "compare: a baseline that is a FIFO": Row(
+        {"r.report": forged()},
+        args=COMPARE,
+        command=True,
+        fifos=("b.json",),
+        status=2,
+        says="cannot read baseline b.json: it is a FIFO (named pipe), not a regular file",
+        resource=True,
+    ),
+    "merge: a report that is a FIFO": Row(
+        args=("merge", "pipe.report", "--out", "m.json"),
+        command=True,
+        fifos=("pipe.report",),
+        status=2,
+        says="cannot read pipe.report: it is a FIFO (named pipe), not a regular file",
+        resource=True,
+    ),
+    "GITHUB_STEP_SUMMARY pointing at a FIFO": Row(
+        fifos=("summary",),
+        env={"GITHUB_STEP_SUMMARY": "summary"},
+        says="cannot append to GITHUB_STEP_SUMMARY summary: it is a FIFO (named pipe)",
+        resource=True,
+    ),
+    "compare: GITHUB_STEP_SUMMARY pointing at a FIFO": Row(
+        {"r.report": forged(), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        fifos=("summary",),
+        env={"GITHUB_STEP_SUMMARY": "summary"},
+        says="cannot append to GITHUB_STEP_SUMMARY summary: it is a FIFO (named pipe)",
+        resource=True,
     ),
     # ---------------------------------------------------------------- import
     "import qa: an id given twice": Row(
@@ -933,7 +1155,7 @@ def run(pytester: pytest.Pytester, row: Row) -> tuple[int, str]:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **row.env},
     )
     output = done.stdout + done.stderr
     if row.internals:
@@ -950,7 +1172,7 @@ def _command(pytester: pytest.Pytester, row: Row) -> tuple[int, str]:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), **row.env},
     )
     output = done.stdout + done.stderr
     if row.internals:
@@ -969,7 +1191,13 @@ def test_catalogue(pytester: pytest.Pytester, name: str) -> None:
     assert row.says in output, output
     if row.never:
         assert row.never not in output
+    for name, fragment in row.shows:
+        assert fragment in (pytester.path / name).read_text(encoding="utf-8"), name
+    for name, fragment in row.hides:
+        assert fragment not in (pytester.path / name).read_text(encoding="utf-8"), name
     after = snapshot(pytester.path)
+    for changed in row.changes:
+        assert after.pop(changed) != before.pop(changed), f"{changed} was not rewritten"
     for written in row.writes:
         assert written in after and written not in before, f"{written} was not written"
         del after[written]

@@ -45,10 +45,22 @@ TOTALS = {
 }  # fmt: skip
 
 
+def entry(case: dict[str, Any]) -> dict[str, Any]:
+    """A whole report entry around the keys a case above gives."""
+    gold_file, _, case_id = case["nodeid"].partition("::")
+    every = {"gold_file": gold_file, "id": case_id, "line": 1, "span_split": None, "xfail": None}
+    if case.get("verdict") is not None:
+        every.update(question="q", needles=["n"], span=None, span_split=False, k=3)
+        every.update(match="normalized", needle_lengths=[1], span_length=1, unit="characters")
+        every.update(pieces_retrieved=None)
+    return {**every, **case}
+
+
 def report_file(path: Path, cases: list[dict[str, Any]] = CASES) -> Path:
-    path.write_text(
-        json.dumps({"chunkrecall_report": 1, "totals": TOTALS, "cases": cases}, indent=1), "utf-8"
-    )
+    entries = [entry(case) for case in cases]
+    gold_files = [{"path": path} for path in dict.fromkeys(e["gold_file"] for e in entries)]
+    report = {"chunkrecall_report": 1, "totals": TOTALS, "gold_files": gold_files}
+    path.write_text(json.dumps({**report, "cases": entries}, indent=1), "utf-8")
     return path
 
 
@@ -118,13 +130,15 @@ def test_the_files_are_trec_lines(capsys, tmp_path):
         ('{"chunkrecall_report": 1,\n "cases": [\n', "r.json:3: the JSON report is not valid JSON"),
         ('{"cases": []}', "r.json: not a pytest-chunkrecall JSON report"),
         (
-            json.dumps({"chunkrecall_report": 1, "cases": [{"nodeid": "gold/a.yaml::x", "verdict": "hit", "rank": 1}]}),
+            json.dumps({"chunkrecall_report": 1, "gold_files": [{"path": "gold/a.yaml"}], "cases": [
+                entry({"nodeid": "gold/a.yaml::x", "verdict": "hit", "rank": 1, "outcome": "passed"})]}),
             "r.json: case 1 (gold/a.yaml::x): this case has no 'retrieved_ids'",
         ),
         (
-            json.dumps({"chunkrecall_report": 1, "cases": [
-                {"nodeid": "gold/a.yaml::x", "verdict": "hit", "rank": 1, "retrieved_ids": [3]}]}),
-            "r.json: case 1 (gold/a.yaml::x): 'retrieved_ids' must be a list",
+            json.dumps({"chunkrecall_report": 1, "gold_files": [{"path": "gold/a.yaml"}], "cases": [
+                entry({"nodeid": "gold/a.yaml::x", "verdict": "hit", "rank": 1, "outcome": "passed",
+                       "retrieved_ids": [3]})]}),
+            "r.json is damaged: case 1 (gold/a.yaml::x): 'retrieved_ids' is [3]; it must be a list",
         ),
     ],
 )  # fmt: skip

@@ -350,7 +350,7 @@ def test_a_chunk_returned_twice_counts_once_at_its_first_rank(project):
     )
 
 
-def test_a_crashed_worker_does_not_carry_an_old_hit_into_the_new_baseline(project):
+def test_a_crashed_worker_keeps_its_case_s_old_entry_and_the_update_says_so(project):
     pytest.importorskip("xdist")
     project.gold(
         GOLD + "  - id: crash\n    question: How long does express shipping take?\n"
@@ -382,9 +382,11 @@ def test_a_crashed_worker_does_not_carry_an_old_hit_into_the_new_baseline(projec
     )
     out = result.stdout.str()
     assert "crash" in out and "could not be evaluated" in out, out
+    # the case has no verdict to put in its entry's place: the old one stays, and is named
+    assert "1 case kept from the old baseline: it errored (gold/policies.yaml::crash)" in out
     after = json.loads((project.path / "ci" / "b.json").read_text())
     cases = after["gold_files"]["gold/policies.yaml"]["cases"]
-    assert "crash" not in cases
+    assert cases["crash"] == before["gold_files"]["gold/policies.yaml"]["cases"]["crash"]
     assert cases["refund-window"]["verdict"] == "hit"
 
 

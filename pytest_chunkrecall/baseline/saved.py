@@ -110,8 +110,10 @@ def _entries(data: Mapping[str, Any]) -> Baseline:
             if not isinstance(entry, dict) or entry.get("verdict") not in VERDICTS:
                 raise ValueError(f"{where} has no known verdict (one of {', '.join(VERDICTS)})")
             rank = entry.get("rank")
-            if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)):
-                raise ValueError(f"{where} has rank {rank!r}, not a whole number or null")
+            if rank is not None and (
+                isinstance(rank, bool) or not isinstance(rank, int) or rank < 1
+            ):
+                raise ValueError(f"{where} has rank {rank!r}, not a whole number from 1 or null")
             entries[str(case_id)] = Entry(entry["verdict"], rank, bool(entry.get("span_split")))
         cases[str(gold_file)] = entries
         setups[str(gold_file)] = dict(body.get("setup") or {})

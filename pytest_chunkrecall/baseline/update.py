@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +11,23 @@ from ..errors import ChunkrecallError
 from ..files import locked, not_regular, write_atomically
 from . import saved as baseline
 from .saved import Baseline, Entry
+
+
+@dataclass(frozen=True)
+class Written:
+    """What an update wrote: the baseline's size, and the cases whose old entry it kept
+    because they errored this time (node ids, in order)."""
+
+    size: int
+    kept: list[str]
+
+    def kept_line(self) -> str | None:
+        """``1 case kept from the old baseline: it errored (gold/x.yaml::fee)``, or ``None``."""
+        if not self.kept:
+            return None
+        count = len(self.kept)
+        cases, they = ("1 case", "it") if count == 1 else (f"{count} cases", "they")
+        return f"{cases} kept from the old baseline: {they} errored ({', '.join(self.kept)})"
 
 
 def write_updated(
@@ -22,15 +39,16 @@ def write_updated(
     setups: Mapping[str, Mapping[str, Any]],
     documents: Mapping[str, Mapping[str, str]] | None = None,
     unevaluated: Iterable[str] = (),
-) -> int:
+) -> Written:
     """Merge this run's ``entries`` (by gold file, then case id) into the baseline at ``path``
-    and write it; returns its size.
+    and write it; returns its size and the entries kept for cases that errored.
 
     The file is read again under its lock rather than taken from the start of the run:
     another run may have written it since, and its cases must not be lost. Cases that
-    ran but were not evaluated (their worker crashed, their code raised) lose their old
-    entry, which was made under a setup this run may have changed. Raises
-    :class:`ChunkrecallError` when the file cannot be read or written; it is then as it was.
+    ran but were not evaluated (their code raised, their worker crashed) have no verdict
+    to put in place of their old entry: it is kept, and :class:`Written` names them.
+    Raises :class:`ChunkrecallError` when the file cannot be read or written; it is then
+    as it was.
     """
     try:
         with locked(path):
@@ -38,13 +56,18 @@ def write_updated(
             merged = baseline.updated(
                 current, entries, existing=existing, setups=setups, documents=documents
             )
-            merged = without(merged, unevaluated)
             write_atomically(path, baseline.dumps(merged))
     except OSError as exc:
         raise ChunkrecallError(
             f"baseline {name} not written: {exc.strerror or exc}; the file is as it was"
         ) from None
-    return len(merged)
+    kept = [nodeid for nodeid in unevaluated if merged.get(*_parts(nodeid)) is not None]
+    return Written(len(merged), kept)
+
+
+def _parts(nodeid: str) -> tuple[str, str]:
+    gold_file, _, case_id = nodeid.partition("::")
+    return gold_file, case_id
 
 
 def _current(path: Path, name: str) -> Baseline:
@@ -59,19 +82,3 @@ def _current(path: Path, name: str) -> Baseline:
         raise ChunkrecallError(
             f"{exc}\n(it changed during the run; the file was left as it is, nothing was written)"
         ) from None
-
-
-def without(old: Baseline, nodeids: Iterable[str]) -> Baseline:
-    """``old`` without the entries of the cases ``nodeids`` (``<gold file>::<case id>``)."""
-    dropped: dict[str, set[str]] = {}
-    for nodeid in nodeids:
-        gold_file, _, case_id = nodeid.partition("::")
-        dropped.setdefault(gold_file, set()).add(case_id)
-    if not dropped:
-        return old
-    cases = {
-        path: {case_id: e for case_id, e in entries.items() if case_id not in dropped.get(path, ())}
-        for path, entries in old.cases.items()
-    }
-    kept = {path: entries for path, entries in cases.items() if entries}
-    return replace(old, cases=kept, setups={p: s for p, s in old.setups.items() if p in kept})

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ChunkrecallError
+from ..run.report_shape import check_report
 from .rows import read_json
 from .writing import Output
 
@@ -74,9 +75,7 @@ def read_queries(report: Path) -> tuple[list[Query], int]:
             "write one with pytest --chunkrecall-report PATH",
             where=str(report),
         )
-    cases = data.get("cases")
-    if not isinstance(cases, list):
-        raise ChunkrecallError("the report's 'cases' is not a list", where=str(report))
+    cases = check_report(data, name=str(report))["cases"]
     queries: list[Query] = []
     skipped = 0
     seen: set[str] = set()

@@ -26,7 +26,7 @@ from ..baseline.gating import GateOutcome, accept_command, existing_cases, gate_
 from ..baseline.update import write_updated
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
-from ..files import write_atomically
+from ..files import append_text, write_atomically
 from ..render import html, json_report, markdown
 from ..render.html import DocumentData
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
@@ -147,7 +147,7 @@ class RunOwner:
             return
         try:
             # read again, merged and written under a lock: a concurrent update lands on top
-            size = write_updated(
+            written = write_updated(
                 setup.path,
                 setup.name,
                 summary.baseline_entries(),
@@ -159,7 +159,10 @@ class RunOwner:
         except ChunkrecallError as exc:
             outcome.errors.append(str(exc))
         else:
-            outcome.notes.append(f"baseline {setup.name} written: {size} cases")
+            outcome.notes.append(f"baseline {setup.name} written: {written.size} cases")
+            kept = written.kept_line()
+            if kept is not None:
+                outcome.notes.append(kept)
 
     def _write_outputs(self, session: pytest.Session, summary: RunSummary) -> None:
         """Write the report, the HTML page and the Markdown the options ask for."""
@@ -196,8 +199,7 @@ class RunOwner:
             self._write(session, Path(options.markdown), [text])
         if step_summary:
             try:
-                with open(step_summary, "a", encoding="utf-8", errors="backslashreplace") as handle:
-                    handle.write(text)
+                append_text(Path(step_summary), text)
             except OSError as exc:
                 self.outcome.notes.append(
                     f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"

@@ -10,6 +10,7 @@ from ..evaluation.case_facts import Scored
 from ..files import MARKER
 from ..run.fold import RunSummary
 from . import terminal
+from .markdown_text import markdown_text
 
 
 def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bool = False) -> str:
@@ -27,22 +28,22 @@ def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bo
         mine = gold.totals
         info: Mapping[str, Any] = gold.info or {}
         lines.append(
-            f"| `{gold.path}` | {terminal.rate(mine).removeprefix('hit-rate ')} | {mine.split_spans} | "
-            f"{info.get('chunks', '')} | `{info.get('chunker', '')}` | `{info.get('retriever', '')}` | "
-            f"{info.get('k', '')} |"
+            f"| {_code(gold.path)} | {terminal.rate(mine).removeprefix('hit-rate ')} | "
+            f"{mine.split_spans} | {info.get('chunks', '')} | {_code(info.get('chunker', ''))} | "
+            f"{_code(info.get('retriever', ''))} | {info.get('k', '')} |"
         )
     lines.append("")
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     for failure in gate_failures:
-        lines.append(f"**Gate failed:** {failure}")
+        lines.append(f"**Gate failed:** {markdown_text(failure)}")
     for error in outcome.errors:
-        lines.append(f"**Failed:** {error}")
+        lines.append(f"**Failed:** {markdown_text(error)}")
     if outcome.fails_run:
         lines.append("")
     if outcome.drift:
         lines += ["### Changed since the baseline", ""]
-        lines += [f"- {_cell(line)}" for line in outcome.drift.lines()] + [""]
+        lines += [f"- {markdown_text(line)}" for line in outcome.drift.lines()] + [""]
     if comparison is not None:
         lines += _changes(
             "Regressions",
@@ -58,7 +59,8 @@ def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bo
         lines += _changes("New cases", [(r, r.verdict) for r in comparison.new])
         if comparison.removed:
             lines += [f"### Removed cases ({len(comparison.removed)})", ""]
-            lines += [f"- `{nodeid}`" for nodeid in comparison.removed] + [""]
+            lines += [f"- {markdown_text(nodeid, code=True)}" for nodeid in comparison.removed]
+            lines.append("")
     splits = summary.worst_splits
     if splits:
         lines += [
@@ -70,12 +72,14 @@ def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bo
         for split in splits:
             cut = split.cut
             where = (
-                f"`{cut['doc']}` @ {cut['offset']}: …{_cell(cut['before'])}\\|{_cell(cut['after'])}…"
+                f"{_code(cut['doc'])} @ {cut['offset']}: "
+                f"…{_cell(cut['before'])}\\|{_cell(cut['after'])}…"
                 if cut
                 else ""
             )
             lines.append(
-                f"| `{split.gold_file}::{split.id}` | {split.span_length} {split.unit} | {where} |"
+                f"| {_code(f'{split.gold_file}::{split.id}')} | {split.span_length} "
+                f"{_cell(split.unit)} | {where} |"
             )
         lines.append("")
     if comparison is not None and (
@@ -91,9 +95,14 @@ def _changes(title: str, rows: list[tuple[Scored, str]]) -> list[str]:
         return []
     lines = [f"### {title} ({len(rows)})", ""]
     for case, change in rows:
-        lines.append(f"- `{case.gold_file}::{case.id}`: {change} — {_cell(case.question)}")
+        nodeid = markdown_text(f"{case.gold_file}::{case.id}", code=True)
+        lines.append(f"- {nodeid}: {change} — {markdown_text(case.question)}")
     return [*lines, ""]
 
 
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("`", "'")
+    return markdown_text(text, in_table=True)
+
+
+def _code(text: object) -> str:
+    return markdown_text(str(text), code=True, in_table=True)

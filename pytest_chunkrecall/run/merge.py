@@ -14,10 +14,10 @@ from ..evaluation.gold_facts import GoldInfo
 from ..files import read_json
 from .entry import CaseEntry, dumps, order_key
 from .fold import REPORT_FORMAT, SETUP_KEYS, RunFold
+from .report_shape import check_report
 from .spool import Spool
 
 KEY = "chunkrecall_report"
-_CASE_KEYS = ("nodeid", "gold_file", "id", "line", "outcome")
 
 
 def read_report(path: Path) -> dict[str, Any]:
@@ -29,20 +29,7 @@ def read_report(path: Path) -> dict[str, Any]:
         missing=f"{path} does not exist; give a file written by --chunkrecall-report",
         advice="give a file written by --chunkrecall-report",
     )
-    if not isinstance(data, dict) or KEY not in data:
-        raise ChunkrecallError(
-            f"{path} is not a chunkrecall report (it has no {KEY!r} key); give files written "
-            "by --chunkrecall-report"
-        )
-    cases = data.get("cases")
-    if not isinstance(cases, list) or not all(
-        isinstance(case, dict) and all(key in case for key in _CASE_KEYS) for case in cases
-    ):
-        raise ChunkrecallError(
-            f"{path} is damaged: 'cases' must be a list of case entries with "
-            f"{', '.join(_CASE_KEYS)}; write it again with --chunkrecall-report"
-        )
-    return data
+    return check_report(data, name=str(path))
 
 
 @dataclass(frozen=True)
