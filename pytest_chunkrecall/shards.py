@@ -30,7 +30,8 @@ from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
-from .run import source, sweep
+from .run import completeness, source, sweep
+from .run.completeness import ALLOW
 from .run.entry import CaseEntry
 from .run.fold import RunFold, fingerprints_of, setups_of
 from .run.merge import Shard, gather, read_report, shard_of
@@ -54,6 +55,11 @@ def configure_merge(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--force", action="store_true", help="Replace --out if it exists (never an input)"
+    )
+    parser.add_argument(
+        ALLOW,
+        action="store_true",
+        help="Merge a shard whose run stopped early; the merged report then says it is incomplete",
     )
     parser.add_argument(
         "--allow-mixed",
@@ -117,6 +123,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )
+    parser.add_argument(
+        ALLOW,
+        action="store_true",
+        help="Gate a report whose run stopped early; the summary says it is incomplete, "
+        "and the gate cannot pass",
+    )
 
 
 def run_merge(args: argparse.Namespace) -> int:
@@ -134,6 +146,10 @@ def run_merge(args: argparse.Namespace) -> int:
             f"--out {out}: the folder {out.parent} does not exist; create it first"
         )
     reports = [(str(path), read_report(path)) for path in inputs]
+    parts = [completeness.of_report(data, name=name) for name, data in reports]
+    whole = completeness.merged(parts)
+    if not whole.complete and not args.allow_incomplete:
+        raise ChunkrecallError(completeness.refuse(whole, what="merge"))
     made_from = source.merged(
         [(name, source.of_report(data, name=name)) for name, data in reports],
         allow_mixed=args.allow_mixed,
@@ -141,7 +157,9 @@ def run_merge(args: argparse.Namespace) -> int:
     fold, spool = gather(reports, fold=_fold)
     try:
         summary = fold.finish()
-        report = json_report.head(summary, GateOutcome(), baseline_name=None, source=made_from)
+        report = json_report.head(
+            summary, GateOutcome(), baseline_name=None, source=made_from, completeness=whole
+        )
         _write(out, json_report.text(report, spool.texts()))
     finally:
         spool.close()
@@ -159,6 +177,9 @@ def run_compare(args: argparse.Namespace) -> int:
     _outputs_apart(args)
     name = str(args.report)
     data = read_report(args.report)
+    whole = completeness.of_report(data, name=name)
+    if not whole.complete and not args.allow_incomplete:
+        raise ChunkrecallError(completeness.refuse(whole, what="compare"))
     made_from = source.of_report(data, name=name)
     base = baseline.load(args.baseline, name=str(args.baseline))
     shard = shard_of(data, name=name)
@@ -172,7 +193,7 @@ def run_compare(args: argparse.Namespace) -> int:
         [(name, data)], fold=lambda shard: _fold(shard, base, settings.alpha), each=outcome_of
     )
     try:
-        return _compare(args, settings, base, fold, spool, made_from)
+        return _compare(args, settings, base, fold, spool, made_from, whole)
     finally:
         spool.close()
 
@@ -184,6 +205,7 @@ def _compare(
     fold: RunFold,
     spool: Spool,
     made_from: source.Source | None,
+    whole: completeness.Completeness,
 ) -> int:
     rootdir: Path = args.rootdir
     gold_files = fold.gold_file_paths()
@@ -201,6 +223,9 @@ def _compare(
         documents=summary.fingerprints(),
     )
     outcome.errors += sweep.failures(summary.sweep_rows)
+    incomplete = whole.line()
+    if incomplete is not None:
+        outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
     if not found:
         outcome.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"
@@ -211,7 +236,11 @@ def _compare(
     )
     if args.report_out is not None:
         report = json_report.head(
-            summary, outcome, baseline_name=str(args.baseline), source=made_from
+            summary,
+            outcome,
+            baseline_name=str(args.baseline),
+            source=made_from,
+            completeness=whole,
         )
         _write(args.report_out, json_report.text(report, spool.texts()))
     context = SummaryContext(
@@ -223,7 +252,9 @@ def _compare(
     print(" chunkrecall ".center(80, "="))
     for line in summary_lines(summary, outcome, context):
         print(line.text)
-    text = markdown.render(summary, outcome, accept=accept, failed=bool(status))
+    text = markdown.render(
+        summary, outcome, accept=accept, failed=bool(status), incomplete=incomplete
+    )
     if args.markdown is not None:
         _write(args.markdown, [text])
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -120,6 +120,14 @@ def raises_for_the_fee(chunks):
     return search
 
 
+def interrupts_the_second(chunks):
+    def search(question, k):
+        if "refund" in question:  # the second of three cases
+            raise KeyboardInterrupt  # as Ctrl-C in the middle of the run
+        return [0]
+    return search
+
+
 class BatchInterrupted:
     def __init__(self, chunks):
         pass
@@ -236,7 +244,9 @@ HIT = {
 }
 
 
-def forged(*, gold_files: list[str] | None = None, raw: str = "", **case: object) -> str:
+def forged(
+    *, gold_files: list[str] | None = None, raw: str = "", top: dict | None = None, **case: object
+) -> str:
     """A one-case report, its case changed by ``case`` (a number's text replaced by ``raw``).
 
     Named ``*.report`` in the rows, not ``*.json``: the suite checks every ``*.json`` report
@@ -248,6 +258,7 @@ def forged(*, gold_files: list[str] | None = None, raw: str = "", **case: object
         for path in (["gold/a.yaml"] if gold_files is None else gold_files)
     ]
     data["cases"] = [{**HIT, **case}]
+    data.update(top or {})
     text = json.dumps(data)
     return text.replace('"line": 2', f'"line": {raw}') if raw else text
 
@@ -272,6 +283,11 @@ cases:
       [link](javascript:alert(1)) <details open>"
     needle: 30 days
 """
+THREE_CASES = (
+    "cases:\n  - id: late\n    question: What is the late fee?\n    needle: 45 days\n"
+    + TWO_CASES.removeprefix("cases:\n")
+)
+STOPPED = {"complete": False, "incomplete": {"reason": "interrupted", "not_run": 9}}
 HUGE = "9" * 5_000
 DAMAGED = "r.report is damaged: case 1 (gold/a.yaml::refund-window)"
 COMPARE = ("compare", "r.report", "--baseline", "b.json")
@@ -877,6 +893,69 @@ ROWS: dict[str, Row] = {
         links={"b.json": "ci/b.json"},
         writes=("ci/b.json",),
         says="baseline b.json written: 1 cases",
+    ),
+    # ---------------------------------------------------------------- a run that stopped early
+    "-x: the report, the Markdown and the page say the run is incomplete": Row(
+        gold(THREE_CASES),
+        args=(
+            *("-x", "--chunkrecall-report", "r.json"),
+            *("--chunkrecall-markdown", "s.md", "--chunkrecall-html", "lab.html"),
+        ),
+        status=FAILED,
+        says="the run is incomplete: stopped early (stopping after 1 failures); 2 of 3 "
+        "selected cases never ran",
+        writes=("r.json", "s.md", "lab.html"),
+        shows=(
+            ("r.json", '"complete": false'),
+            ("s.md", "> **Incomplete:** the run is incomplete"),
+            ("lab.html", "This run is incomplete: stopped early"),
+        ),
+    ),
+    "--maxfail: the gate with a baseline does not pass": Row(
+        {**gold(THREE_CASES), "b.json": BASELINE},
+        args=("--maxfail", "1", "--chunkrecall-baseline", "b.json"),
+        status=FAILED,
+        says="2 of 3 selected cases never ran; the gate does not pass on part of a run",
+    ),
+    "Ctrl-C: the report says the run is incomplete": Row(
+        gold("retriever: rag:interrupts_the_second\n" + THREE_CASES.replace("45", "30", 1)),
+        args=("--chunkrecall-report", "r.json"),
+        status=ERRORS,  # interrupted
+        says="the run is incomplete: interrupted; 2 of 3 selected cases never ran",
+        writes=("r.json",),
+        shows=(("r.json", '"incomplete": {\n    "reason": "interrupted"'),),
+        resource=True,
+    ),
+    "-k: a selection is a whole run": Row(
+        gold(THREE_CASES),
+        args=("-k", "refund", "--chunkrecall-report", "r.json"),
+        says="1 passed, 2 deselected",
+        never="incomplete",
+        writes=("r.json",),
+        shows=(("r.json", '"complete": true'), ("r.json", '"keyword": "refund"')),
+    ),
+    "compare: an incomplete report": Row(
+        {"r.report": forged(top=STOPPED), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="r.report: interrupted: the report is incomplete, and compare does not gate part "
+        "of a run; run every case again, or give --allow-incomplete",
+    ),
+    "compare --allow-incomplete: the gate does not pass": Row(
+        {"r.report": forged(top=STOPPED), "b.json": BASELINE},
+        args=(*COMPARE, "--allow-incomplete"),
+        command=True,
+        status=FAILED,
+        says="the run is incomplete: r.report: interrupted; 9 cases never ran; the gate does "
+        "not pass on part of a run",
+    ),
+    "merge: an incomplete shard": Row(
+        {"r.report": forged(top=STOPPED)},
+        args=MERGE,
+        command=True,
+        status=2,
+        says="r.report: interrupted: the report is incomplete, and merge does not gate part",
     ),
     # ---------------------------------------------------------------- updating the baseline
     "an update while one case errors": Row(

@@ -57,3 +57,14 @@ def test_the_readme_names_the_python_versions_ci_runs():
 def test_every_page_is_in_the_manual_s_navigation():
     nav = re.findall(r"^  - [^:]+: ([\w-]+\.md)$", (ROOT / "mkdocs.yml").read_text(), re.MULTILINE)
     assert sorted(nav) == sorted(page.name for page in DOCS.glob("*.md"))
+
+
+def test_each_promise_of_the_readme_names_a_catalogue_row_that_exists():
+    from .test_catalogue import ROWS
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## What it never does", 1)[1].split("\n## ", 1)[0]
+    named = re.findall(r'\("([^"]+)"|, "([^"]+)"', " ".join(section.split()))
+    rows = [first or second for first, second in named]
+    assert len(rows) >= 20
+    assert [row for row in rows if row not in ROWS] == []

@@ -30,9 +30,11 @@ from ..files import append_text, write_atomically
 from ..render import html, json_report, markdown
 from ..render.html import DocumentData
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
-from ..run import entry, source, sweep
+from ..run import completeness, entry, source, sweep
+from ..run.completeness import Completeness
 from ..run.fold import RunFold, RunSummary
 from ..run.spool import Spool
+from .items import CaseItem
 from .options import OPTIONS
 
 _MARKUP: dict[Style, dict[str, bool]] = {
@@ -60,17 +62,29 @@ class RunOwner:
         self.spool = Spool()
         self.documents: dict[str, DocumentData] = {}  # for the HTML page, when it is asked for
         self.crashed: set[str] = set()
+        self.selected: set[str] = set()  # the cases this run selected, once collected
+        self.reported: set[str] = set()  # the cases whose report arrived
+        self.completeness = Completeness()
         self.outcome = GateOutcome()
         self.summary: RunSummary | None = None
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        self.selected = {item.nodeid for item in session.items if isinstance(item, CaseItem)}
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
+        # Every worker collects the same selection; the controller collects nothing itself.
+        if not self.selected:
+            self.selected = {nodeid for nodeid in ids if _is_case(nodeid)}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         text = getattr(report, "chunkrecall", None)
         if text is None:
             # A case whose xdist worker crashed comes back as a bare failure.
-            path = report.nodeid.partition("::")[0]
-            if report.failed and path.endswith((".yaml", ".yml")) and "::" in report.nodeid:
+            if report.failed and _is_case(report.nodeid):
                 self.crashed.add(report.nodeid)
             return
+        self.reported.add(report.nodeid)
         if str(report.outcome) == "rerun":  # pytest-rerunfailures: the last attempt is the case's
             return
         if report.nodeid in self.spool:  # reported again by another plugin: the first one counts
@@ -106,6 +120,14 @@ class RunOwner:
         )
         self.summary = summary = self.fold.finish(existing=existing)
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
+        self.completeness = completeness.of_run(
+            selected=self.selected,
+            reported=self.reported | self.crashed,
+            interrupted=interrupted,
+            stopped=_stopped(session),
+            crashed=bool(self.crashed),
+            selection=selection_of(self.config, len(self.selected)),
+        )
         self.outcome = outcome = gate_run(
             setup.gates,
             summary.totals,
@@ -118,6 +140,11 @@ class RunOwner:
             gating=not setup.update and not interrupted,
         )
         self._baseline(summary, existing, interrupted=interrupted)
+        incomplete = self.completeness.line()
+        if incomplete is not None and setup.loaded is not None and not setup.update:
+            outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        elif incomplete is not None:
+            outcome.notes.append(incomplete)
         outcome.errors += sweep.failures(summary.sweep_rows)
         self._fail(session)
         self._write_outputs(session, summary)
@@ -174,6 +201,7 @@ class RunOwner:
                 self.outcome,
                 baseline_name=setup.name if setup.path is not None else None,
                 source=source.of_run(self.config.rootpath),
+                completeness=self.completeness,
             )
             if options.report:
                 self._write(
@@ -194,6 +222,7 @@ class RunOwner:
             self.outcome,
             accept=run_accept_command(self.config),
             failed=session.exitstatus != pytest.ExitCode.OK,
+            incomplete=self.completeness.line(),
         )
         if options.markdown:
             self._write(session, Path(options.markdown), [text])
@@ -250,6 +279,36 @@ class RunOwner:
 
     def pytest_unconfigure(self) -> None:
         self.spool.close()
+
+
+def _is_case(nodeid: str) -> bool:
+    return "::" in nodeid and nodeid.partition("::")[0].endswith((".yaml", ".yml"))
+
+
+def _stopped(session: pytest.Session) -> str | None:
+    """Why pytest stopped before the last test (``-x``, ``--maxfail``, ``--sw``), or ``None``."""
+    for reason in (session.shouldfail, session.shouldstop):
+        if isinstance(reason, str) and reason:
+            return reason
+    maxfail = session.config.getoption("maxfail", 0)
+    if maxfail and session.testsfailed >= maxfail:  # xdist stops the run itself
+        return f"-x/--maxfail: stopping after {maxfail} failure{'s' * (maxfail != 1)}"
+    return None
+
+
+def selection_of(config: pytest.Config, selected: int) -> dict[str, object]:
+    """What this run selected: ``-k``, ``-m``, the paths and node ids named, a pytest-split group."""
+    found: dict[str, object] = {"cases": selected}
+    if config.option.keyword:
+        found["keyword"] = config.option.keyword
+    if config.option.markexpr:
+        found["markers"] = config.option.markexpr
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        found["args"] = list(config.args)
+    splits, group = config.getoption("splits", None), config.getoption("group", None)
+    if splits and group:
+        found["split"] = f"{group}/{splits}"
+    return found
 
 
 def setup_arguments(config: pytest.Config) -> list[str]:

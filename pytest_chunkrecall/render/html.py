@@ -93,6 +93,14 @@ def render_page(data: PageData) -> str:
     report = data["report"]
     totals = report.get("totals") or {}
     title = f"chunkrecall lab: hit-rate {totals.get('hits', 0)}/{totals.get('cases', 0)}"
+    incomplete = report.get("incomplete") if report.get("complete") is False else None
+    banner = ""
+    if isinstance(incomplete, Mapping):
+        title += " (incomplete)"
+        reason = f"{incomplete.get('reason')}; {incomplete.get('not_run')} selected cases never ran"
+        banner = (
+            f'<p role="alert" class="incomplete">This run is incomplete: {_escape(reason)}</p>\n'
+        )
     return (
         "<!DOCTYPE html>\n"
         f"{MARKER}\n"  # a later run replaces this file only if it finds the marker
@@ -101,7 +109,7 @@ def render_page(data: PageData) -> str:
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
         f"<title>{_escape(title)}</title>\n<style>{_asset('lab.css')}</style>\n</head>\n"
-        "<body><noscript>This page draws its views with JavaScript.</noscript>\n"
+        f"<body>{banner}<noscript>This page draws its views with JavaScript.</noscript>\n"
         f'<script type="application/json" id="lab-data">{embed_json(page_model(data))}</script>\n'
         f"<script>{_asset('lab.js')}</script>\n</body></html>\n"
     )

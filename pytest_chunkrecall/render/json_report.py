@@ -18,6 +18,7 @@ from typing import Any
 from ..baseline.gating import GateOutcome
 from ..baseline.saved import Comparison
 from ..evaluation.case_facts import Scored
+from ..run.completeness import Completeness
 from ..run.fold import REPORT_FORMAT, RunSummary
 from ..run.source import Source
 
@@ -30,10 +31,11 @@ def head(
     *,
     baseline_name: str | None,
     source: Source | None = None,
+    completeness: Completeness | None = None,
 ) -> dict[str, Any]:
     """The report of a run but for its cases: totals, each gold file, what was not evaluated;
-    where it was run from (``source``, when known); the sweep, and the gates' decision when a
-    baseline was compared."""
+    where it was run from (``source``, when known); whether it covered every case it selected
+    (``completeness``); the sweep, and the gates' decision when a baseline was compared."""
     data: dict[str, Any] = {
         "chunkrecall_report": FORMAT,
         "totals": summary.totals.to_json(),
@@ -51,6 +53,8 @@ def head(
         "unevaluated": list(summary.unevaluated),
         "setup_args": list(summary.setup_args),
     }
+    if completeness is not None:
+        data.update(completeness.to_json())
     if source is not None:
         data["source"] = dict(source)
     rows = summary.sweep_rows

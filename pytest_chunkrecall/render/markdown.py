@@ -13,14 +13,25 @@ from . import terminal
 from .markdown_text import markdown_text
 
 
-def render(summary: RunSummary, outcome: GateOutcome, *, accept: str, failed: bool = False) -> str:
-    """Totals, gates, regressions, improvements and the worst split spans, as Markdown."""
+def render(
+    summary: RunSummary,
+    outcome: GateOutcome,
+    *,
+    accept: str,
+    failed: bool = False,
+    incomplete: str | None = None,
+) -> str:
+    """Totals, gates, regressions, improvements and the worst split spans, as Markdown;
+    ``incomplete`` says why the run covers only part of its cases."""
     totals = summary.totals
     comparison, gate_failures = outcome.comparison, outcome.failures
     status = "failed" if failed or outcome.fails_run or summary.failed else "passed"
+    if incomplete is not None:
+        status += ", incomplete"
     lines = [
         f"## chunkrecall: {terminal.rate(totals)}, split spans {totals.split_spans} — {status}",
         "",
+        *([f"> **Incomplete:** {markdown_text(incomplete)}", ""] if incomplete else []),
         "| gold file | hit-rate | split spans | chunks | chunker | retriever | k |",
         "|---|---|---|---|---|---|---|",
     ]
