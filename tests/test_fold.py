@@ -134,6 +134,24 @@ def test_the_spool_gives_back_each_case_once_in_report_order_and_its_last_text()
     assert list(spool.texts()) == []
 
 
+def test_the_spool_takes_entries_after_being_read_and_after_a_reader_left_unfinished() -> None:
+    spool = Spool()
+    spool.add("gold/a.yaml::c1", ("gold/a.yaml", 1, "c1"), '{"n":1}')
+    spool.add("gold/a.yaml::c2", ("gold/a.yaml", 2, "c2"), '{"n":2}')
+    unfinished = spool.texts()
+    assert next(unfinished) == '{"n":1}'
+    unfinished.close()
+    spool.add("gold/a.yaml::c0", ("gold/a.yaml", 0, "c0"), '{"n":0}')
+    assert list(spool.texts()) == ['{"n":0}', '{"n":1}', '{"n":2}']
+    spool.add("gold/a.yaml::c3", ("gold/a.yaml", 3, "c3"), '{"n":3}')
+    assert list(spool.texts()) == ['{"n":0}', '{"n":1}', '{"n":2}', '{"n":3}']
+    left = spool.texts()
+    next(left)
+    spool.close()
+    left.close()  # closing the spool first is no error for its reader
+    assert list(spool.texts()) == []
+
+
 def test_a_regression_is_a_red_line_and_the_headline_is_bold() -> None:
     fold = RunFold(baseline=BASELINE)
     fold.add(evaluated(result("gold/a.yaml", 1, "split")))  # a hit in the baseline

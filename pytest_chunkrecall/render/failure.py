@@ -5,7 +5,7 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
-import unicodedata
+import re
 
 from ..baseline.drift import DOCUMENT_CHANGED
 from ..errors import shown, trimmed
@@ -18,9 +18,11 @@ _WHY = {
 }
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
-# Characters that re-order the text shown after them, as control characters move the cursor.
-_BIDI_CONTROLS = frozenset(
-    "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+# What printable() escapes: the control characters (Unicode category Cc, which is
+# exactly these two ranges), which move the cursor, and the bidirectional controls,
+# which re-order the text shown after them.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069]"
 )
 
 
@@ -170,7 +172,4 @@ def printable(text: str) -> str:
     terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
     would reverse the text after it.
     """
-    return "".join(
-        repr(char)[1:-1] if unicodedata.category(char) == "Cc" or char in _BIDI_CONTROLS else char
-        for char in text
-    )
+    return _UNPRINTABLE.sub(lambda found: repr(found[0])[1:-1], text)

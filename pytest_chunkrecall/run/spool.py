@@ -28,7 +28,8 @@ class Spool:
     def add(self, nodeid: str, key: Any, text: str) -> None:
         """Keep ``text``, the entry of case ``nodeid``, for its place ``key`` in the report."""
         data = text.encode("utf-8", "surrogatepass")  # an entry's text is ASCII (see .entry)
-        self._file.seek(self._end)
+        # The file's position is kept at its end (texts() puts it back there), so
+        # that an entry is a buffered write, not a seek that flushes the buffer each time.
         self._file.write(data)
         self._slots[nodeid] = (key, self._end, len(data))
         self._end += len(data)
@@ -45,9 +46,13 @@ class Spool:
         if not order:
             return  # nothing kept, or closed
         self._file.flush()
-        for _, (_, offset, length) in order:
-            self._file.seek(offset)
-            yield self._file.read(length).decode("utf-8", "surrogatepass")
+        try:
+            for _, (_, offset, length) in order:
+                self._file.seek(offset)
+                yield self._file.read(length).decode("utf-8", "surrogatepass")
+        finally:
+            if not self._file.closed:  # a reader left unfinished may end after close()
+                self._file.seek(self._end)
 
     def close(self) -> None:
         """Delete the file; the spool is empty then."""
