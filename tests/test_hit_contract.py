@@ -56,6 +56,8 @@ def test_a_short_needle_from_the_wrong_passage_is_no_hit(saas):
         assert case["retrieved_ids"] == ["docs/billing.md#0"]
         assert "docs/trash.md#1" in case["holding_ids"]
     assert cases["pinned"]["docs"] == ["docs/trash.md"]
+    # the span and the pin each leave the one chunk that answers
+    assert cases["pinned"]["holding_ids"] == cases["anchored"]["holding_ids"] == ["docs/trash.md#1"]
     assert report["totals"]["hits"] == 0
     assert "  doc:      docs/trash.md" in result.outlines  # the message names the pinned doc
 
@@ -77,7 +79,8 @@ def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
     assert (case["verdict"], case["rank"]) == ("hit", 1)
     start = TRASH.index("30 days")
     assert case["span_at"] == {"doc": "docs/trash.md", "start": start, "end": start + 7}
-    assert case["holding_ids"] == ["docs/trash.md#1"]
+    # unanchored, the needle is held by both chunks: both are relevant to an IR measure
+    assert case["holding_ids"] == ["docs/billing.md#0", "docs/trash.md#1"]
 
 
 def test_a_pinned_needle_that_is_only_elsewhere_is_absent_and_says_where_it_is(saas):
