@@ -18,6 +18,7 @@ _WHY = {
 }
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
+_OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
 # Characters that re-order the text shown after them, as control characters move the cursor.
 _BIDI_CONTROLS = frozenset(
     "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -57,6 +58,7 @@ def explain(result: CaseResult) -> str:
         )
     if result.verdict == "ranked_out":
         lines.append(f"  {_how_deep(result)}")
+        lines += _also_holding(result)
     if result.pieces_retrieved:
         lines.append(
             "  every piece of the span came back in the top k, in separate chunks: a reader "
@@ -78,6 +80,33 @@ def _how_deep(result: CaseResult) -> str:
     if result.depth is not None:
         return f"the chunk that holds it is not within the top {result.depth}"
     return "where it ranks was not looked for (chunkrecall_depth is off)"
+
+
+def _also_holding(result: CaseResult) -> list[str]:
+    """For one unpinned needle without a span: the other documents with a chunk that holds it.
+
+    A short needle ("15 minutes") is often said by several documents; the
+    chunk named as holding it may be an off-topic one, and a ``doc:`` pin is
+    what makes the case ask for the document that answers.
+    """
+    if result.span is not None or result.docs is not None or len(result.needles) != 1:
+        return []
+    shown_doc = {held.chunk.doc for held in result.held}
+    chunks: dict[str, int] = {}
+    for chunk_id in result.holding_ids:
+        doc = chunk_id.rpartition("#")[0]
+        if doc not in shown_doc:
+            chunks[doc] = chunks.get(doc, 0) + 1
+    if not chunks:
+        return []
+    named = [f"{printable(doc)} ({_count(count, 'chunk')})" for doc, count in chunks.items()]
+    more = len(named) - _OTHER_DOCUMENTS
+    listed = ", ".join(named[:_OTHER_DOCUMENTS]) + (
+        f" and {_count(more, 'other document')}" if more > 0 else ""
+    )
+    return [
+        f"  the needle also occurs in {listed}; pin the case with doc: if only one document answers"
+    ]
 
 
 def _ordinal(number: int) -> str:
