@@ -116,7 +116,9 @@ class CaseResult:
     chunk that holds it; for a miss, its first place in the corpus held whole
     (else its first place). ``docs`` the documents a ``doc:``
     pin allows, and ``elsewhere`` the other documents that have absent text.
-    ``top``, ``held``, ``cut``, ``closest`` and ``missing`` feed the failure message.
+    ``closest`` is the corpus text most like absent text, ``also_close`` the next
+    ones (two at most).
+    ``top``, ``held``, ``cut``, ``closest``, ``also_close`` and ``missing`` feed the failure message.
     """
 
     gold_file: str
@@ -137,6 +139,7 @@ class CaseResult:
     held: list[Held] = field(default_factory=list)
     cut: CutView | None = None
     closest: Closest | None = None
+    also_close: list[Closest] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     baseline: dict[str, Any] | None = None
@@ -182,6 +185,7 @@ class CaseResult:
             values["cut"] = CutView(**cut)
         if values.get("closest"):
             values["closest"] = Closest(**values["closest"])
+        values["also_close"] = [Closest(**item) for item in values.get("also_close") or []]
         if values.get("span_at"):
             values["span_at"] = SpanAt(**values["span_at"])
         return cls(**values)

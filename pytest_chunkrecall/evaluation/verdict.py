@@ -26,7 +26,7 @@ from ..retrieval.shapes import Retrieved
 from .closest import closest
 from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
 from .finder import Finder, Location
-from .results import CaseResult, ChunkView, Held, SpanAt, Verdict
+from .results import CaseResult, ChunkView, Closest, Held, SpanAt, Verdict
 from .units import TopK, Units, units_of
 
 
@@ -197,6 +197,7 @@ def _miss(
     if len(units.patterns) == 1 and locations[0].holder is not None:
         holders.append(locations[0].holder)
     at = units.at or (locations[0].occurrence if locations else None)
+    close = _closest(context, absent[0]) if absent else []
     return context.entry(
         verdict,
         None,
@@ -209,7 +210,8 @@ def _miss(
         cut=cut_view(finder, where_split[0], context.length)
         if where_split and verdict == "split"
         else None,
-        closest=closest(finder, finder.matcher.prepare(absent[0])) if absent else None,
+        closest=close[0] if close else None,
+        also_close=close[1:],
         missing=absent,
         outside=units.outside,
         holding_rank=None,
@@ -220,6 +222,13 @@ def _miss(
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
     )
+
+
+def _closest(context: _Context, text: str) -> list[Closest]:
+    """The corpus texts most like absent ``text``; the retrieved chunks win a tie."""
+    finder = context.finder
+    retrieved = {chunk.index for chunk in context.top.counted_chunks() if finder.owns(chunk)}
+    return closest(finder, finder.matcher.prepare(text), retrieved)
 
 
 def _holding_ids(context: _Context, known: Sequence[Chunk]) -> list[str]:

@@ -131,6 +131,16 @@ def _absent(result: CaseResult) -> list[str]:
             f"  closest text: {shown(closest.text)} in {printable(str(closest.doc))} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
         )
+    also = [other for other in result.also_close if other.text]
+    if also:
+        lines.append(
+            "  also close: "
+            + "; ".join(
+                f"{shown(other.text)} in {printable(str(other.doc))} chunk {other.index} "
+                f"(similarity {other.score:g}/100)"
+                for other in also
+            )
+        )
     return lines
 
 
