@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import shards
+from . import boundaries, shards
 from .errors import ChunkrecallError
 from .importing import cli as importing
 
@@ -31,6 +31,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("compare", shards.COMPARE_HELP, shards.configure_compare, shards.run_compare),
     Command("import", importing.IMPORT_HELP, importing.configure_import, importing.run),
     Command("export", importing.EXPORT_HELP, importing.configure_export, importing.run),
+    Command("chunks", boundaries.CHUNKS_HELP, boundaries.configure_chunks, boundaries.run_chunks),
 )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 from typing import Any
 
@@ -162,3 +163,44 @@ def test_existing_files_are_kept_without_force(capsys, tmp_path):
     assert status == 2 and "would overwrite" in err
     assert (tmp_path / "run.txt").read_text("utf-8") == "mine\n"
     assert not (tmp_path / "qrels.txt").exists()
+
+
+THREE_HOLDERS = "Returns. The refund window is 30 days from delivery.\n"
+
+
+def test_recall_and_ndcg_from_the_export_count_every_chunk_that_holds_the_span(shop, capsys):
+    # Three documents say it, one chunk each; the retriever brings back two of them.
+    for name in ("a", "b", "c"):
+        shop.write(f"docs/faq/{name}.md", THREE_HOLDERS)
+    shop.write("docs/faq/d.md", "Gift cards never expire and can be used online.\n")
+    shop.gold(
+        """
+        corpus: ../docs/faq/*.md
+        chunker_args: {size: 200, overlap: 0}
+        retriever: rag:keywords
+        retriever_args: {rankings: {refund window: [0, 3, 2]}}
+        k: 3
+        cases:
+          - id: refund
+            question: refund window
+            needle: 30 days
+            span: refund window is 30 days
+        """
+    )
+    result, report = shop.report()
+    result.assert_outcomes(passed=1)
+    (case,) = report["cases"]
+    assert case["holding_ids"] == ["docs/faq/a.md#0", "docs/faq/b.md#1", "docs/faq/c.md#2"]
+    out = shop.path / "trec"
+    status, printed, _ = command(
+        capsys, "export", "trec", shop.path / "chunkrecall.json", "--out", out
+    )
+    assert status == 0, printed
+    qrels = list(ir_measures.read_trec_qrels(str(out / "qrels.txt")))
+    run = list(ir_measures.read_trec_run(str(out / "run.txt")))
+    recall, ndcg = ir_measures.R @ 3, ir_measures.nDCG @ 3
+    scores = ir_measures.calc_aggregate([recall, ndcg], qrels, run)
+    # relevant at ranks 1 and 3 of 3 holders: recall 2/3;
+    # nDCG = (1 + 1/log2 4) / (1 + 1/log2 3 + 1/log2 4)
+    assert scores[recall] == pytest.approx(2 / 3)
+    assert scores[ndcg] == pytest.approx(1.5 / (1.5 + 1 / math.log2(3)))

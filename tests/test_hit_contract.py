@@ -56,6 +56,8 @@ def test_a_short_needle_from_the_wrong_passage_is_no_hit(saas):
         assert case["retrieved_ids"] == ["docs/billing.md#0"]
         assert "docs/trash.md#1" in case["holding_ids"]
     assert cases["pinned"]["docs"] == ["docs/trash.md"]
+    # the span and the pin each leave the one chunk that answers
+    assert cases["pinned"]["holding_ids"] == cases["anchored"]["holding_ids"] == ["docs/trash.md#1"]
     assert report["totals"]["hits"] == 0
     assert "  doc:      docs/trash.md" in result.outlines  # the message names the pinned doc
 
@@ -77,7 +79,8 @@ def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
     assert (case["verdict"], case["rank"]) == ("hit", 1)
     start = TRASH.index("30 days")
     assert case["span_at"] == {"doc": "docs/trash.md", "start": start, "end": start + 7}
-    assert case["holding_ids"] == ["docs/trash.md#1"]
+    # unanchored, the needle is held by both chunks: both are relevant to an IR measure
+    assert case["holding_ids"] == ["docs/billing.md#0", "docs/trash.md#1"]
 
 
 def test_a_pinned_needle_that_is_only_elsewhere_is_absent_and_says_where_it_is(saas):
@@ -287,3 +290,29 @@ def test_depth_must_be_a_whole_number(saas, value):
     result = saas.run("-o", f"chunkrecall_depth={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*ini option chunkrecall_depth must be a whole number from 0*"])
+
+
+def test_a_ranked_out_short_needle_names_the_other_documents_that_hold_it(saas):
+    saas.write("docs/gifts.md", "Gift cards never expire and work online.\n")
+    saas.write("docs/trash-faq.md", "Restore an item within 30 days. After 30 days it is gone.\n")
+    saas_gold(
+        saas,
+        """
+        - id: loose
+          question: How long do deleted items stay in the trash?
+          needle: 30 days
+        - id: anchored
+          question: How long do deleted items stay in the trash?
+          needle: 30 days
+          span: Items stay in the trash for 30 days
+        """,
+        rankings="{How long do deleted items stay in the trash?: [1]}",
+    )
+    result, report = saas.report()
+    result.assert_outcomes(failed=2)
+    assert {c["verdict"] for c in report["cases"]} == {"ranked_out"}
+    hint = (
+        "  the needle also occurs in docs/trash-faq.md (2 chunks), docs/trash.md (1 chunk); "
+        "pin the case with doc: if only one document answers"
+    )
+    assert result.outlines.count(hint) == 1, result.stdout.str()  # the anchored case needs no pin

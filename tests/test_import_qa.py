@@ -89,7 +89,7 @@ def test_each_answer_found_once_becomes_a_case_with_its_sentence(capsys, project
          "doc": "../docs/shipping.md"},
         {"id": "what-is-the-restocking-fee", "question": "What is the restocking fee?",
          "needle": "restocking fee of 15 percent",  # as the document has it
-         "span": "Opened items carry a\nrestocking fee of 15 percent.", "doc": "../docs/returns.md"},
+         "span": "Opened items carry a restocking fee of 15 percent.", "doc": "../docs/returns.md"},
         {"id": "how-long-is-the-return-window", "question": "How long is the return window?",
          "needle": "30 days", "span": "Items can be returned within 30 days of delivery.",
          "doc": "../docs/returns.md"},
@@ -259,3 +259,56 @@ def test_files_that_are_not_utf8_are_named_with_their_line(capsys, project):
     )
     assert status == 2 and "error: docs/legacy.md:2: the corpus file is not UTF-8" in err
     assert not (project / "gold").exists()
+
+
+BENEFITS = """\
+# Benefits
+
+The equipment allowance is $500 for every new hire. The remote-work
+stipend is $600 a year, paid in January.
+"""
+
+
+def test_an_answer_whose_sentence_shares_no_word_with_the_question_is_unresolved(capsys, project):
+    (project / "docs" / "benefits.md").write_text(BENEFITS, encoding="utf-8")
+    rows = jsonl(
+        project / "rows.jsonl",
+        [
+            # the documents say $500; "$600" occurs once, in a sentence about something else
+            {
+                "id": "allowance",
+                "question": "How much is the equipment allowance?",
+                "answer": "$600",
+            },
+            {
+                "id": "stipend",
+                "question": "What is the remote-work stipend?",
+                "answer": "$600 a year",
+            },
+        ],
+    )
+    status, out, _ = command(
+        capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml"
+    )
+    assert status == 1, out
+    assert (
+        "import qa: 1 resolved, 0 ambiguous, 0 not found, 1 with no overlap with the question"
+        in out
+    )
+    (case,) = load(project / "gold" / "faq.yaml")["cases"]  # type: ignore[misc]
+    assert case["id"] == "stipend"
+    text = (project / "gold" / "faq.unresolved.yaml").read_text("utf-8")
+    assert [entry["id"] for entry in yaml.safe_load(text)["unresolved"]] == ["allowance"]
+    assert (
+        "# allowance: no overlap with the question; the answer occurs once, at docs/benefits.md:4:"
+        in text
+    )
+    assert "#   'The remote-work stipend is $600 a year, paid in January.'" in text
+
+
+def test_imported_spans_are_written_on_one_line_with_whitespace_collapsed(capsys, project):
+    rows = jsonl(project / "rows.jsonl", RESOLVABLE)
+    command(capsys, "import", "qa", rows, "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    text = (project / "gold" / "faq.yaml").read_text("utf-8")
+    assert "  span: Opened items carry a restocking fee of 15 percent.\n" in text
+    assert all(not line.startswith(" " * 4) for line in text.splitlines())  # no continued scalar

@@ -250,3 +250,19 @@ def test_a_hit_reads_no_corpus_and_a_miss_does(monkeypatch):
     missed = World(documents, windows, [2, 0, 1], "30 days", None, None, 1)
     _, result = judged(missed, "normalized")
     assert (result.verdict, result.holding_ids, searched) == ("ranked_out", ["a.md#1"], ["30 days"])
+
+
+@pytest.mark.parametrize(("mode", "prepare"), [("exact", as_written), ("normalized", normalized)])
+@settings(max_examples=300)
+@given(world=worlds(FOLDED_WORDS, FOLDED_SPACES))
+def test_holding_ids_are_every_chunk_whose_text_holds_the_span(mode, prepare, world):
+    suite, result = judged(world, mode)
+    unit = prepare(world.span if world.span is not None else world.needle)
+    holders = {
+        f"{chunk.doc}#{chunk.index}"
+        for chunk in suite.chunks
+        if (world.docs is None or chunk.doc in world.docs) and unit in prepare(chunk.text)
+    }
+    event(f"{mode}: {result.verdict}, {len(holders)} holders")
+    assert set(result.holding_ids) == holders
+    assert result.holding_ids == sorted(holders)

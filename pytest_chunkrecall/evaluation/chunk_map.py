@@ -66,6 +66,22 @@ class ChunkMap:
         best = found.farthest[last]
         return best if best.end is not None and best.end >= end else None
 
+    def holders(self, doc: str, start: int, end: int) -> list[Chunk]:
+        """Every placed chunk that holds ``[start, end)`` of ``doc`` whole, in start order."""
+        found = self._placed.get(doc)
+        if found is None:
+            return []
+        last = bisect_right(found.starts, start) - 1
+        held = []
+        # The running farthest end falls going back: once it stops short of the
+        # passage, no earlier chunk reaches it.
+        while last >= 0 and (found.farthest[last].end or 0) >= end:
+            chunk = found.chunks[last]
+            if (chunk.end or 0) >= end:
+                held.append(chunk)
+            last -= 1
+        return held[::-1]
+
     def cut(self, doc: str, start: int, end: int) -> Cut | None:
         """The boundary that divides ``[start, end)``, when no placed chunk holds it whole."""
         found = self._placed.get(doc)

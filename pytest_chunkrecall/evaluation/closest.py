@@ -3,41 +3,112 @@ in its place, so a mistyped or paraphrased needle can be told from a missing fac
 
 from __future__ import annotations
 
+import re
+from collections.abc import Collection
+from dataclasses import dataclass
+
 from rapidfuzz import fuzz, process
 
 from ..chunking.chunk import Chunk
 from .finder import Finder
 from .results import Closest
 
+SHOWN = 3  # candidates a failure message offers
+_CANDIDATE_CHUNKS = 20  # chunks most like the needle that are searched, besides the retrieved ones
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 
-def closest(finder: Finder, pattern: str) -> Closest | None:
-    """The corpus text most like ``pattern``, for a needle that is not in the corpus.
 
-    The chunks most like it are found first; within them, the run of about
-    as many words as the pattern has that shares most of its words, and then
-    is most like it.
+@dataclass(frozen=True, order=True)
+class _Score:
+    """How a person would rank a candidate against the needle, best highest.
+
+    First its shape: the needle's words other than numbers that it has, then
+    its numbers that stand where the needle has one of the same length; then
+    how alike the two read with every number's digits masked; then whether the
+    retriever brought its chunk back; last, how alike they are as written.
+    So for ``25 business days``, ``20 business days`` wins over ``2 business
+    days``, and for ``16 weeks`` a retrieved ``20 weeks`` over ``12 weeks``.
+    """
+
+    words: int
+    numbers: int
+    masked: float
+    retrieved: bool
+    written: float
+
+
+def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> list[Closest]:
+    """Up to :data:`SHOWN` corpus texts most like ``pattern`` (a needle not in the corpus), best first.
+
+    Searched are the chunks most like it and the ``retrieved`` ones (chunk
+    indexes): within each, the runs of about as many words as the pattern has,
+    ranked by :class:`_Score`. A miss pays for this, a hit never does.
     """
     prepared = finder.every_prepared()
-    candidates = process.extract(
-        pattern, prepared, scorer=fuzz.partial_ratio, processor=None, limit=20
+    similar = process.extract(
+        pattern, prepared, scorer=fuzz.partial_ratio, processor=None, limit=_CANDIDATE_CHUNKS
     )
-    wanted = set(pattern.split())
-    best: tuple[int, float, str, Chunk] | None = None
-    for _, _, index in candidates:
+    pool = dict.fromkeys([index for _, _, index in similar] + sorted(retrieved))
+    wanted = pattern.split()
+    plain = {word for word in wanted if not _NUMBER.fullmatch(word)}
+    masked_pattern = _masked(pattern)
+    best: dict[str, tuple[_Score, Chunk, range]] = {}
+    for index in pool:
         chunk = finder.chunks[index]
         words = _around(finder, chunk, len(pattern)).split()
         for width in range(max(1, len(wanted) - 1), len(wanted) + 2):
             for at in range(max(1, len(words) - width + 1)):
                 text = " ".join(words[at : at + width])
                 seen = finder.matcher.prepare(text)
-                shared = len(wanted.intersection(seen.split()))
-                score = fuzz.ratio(pattern, seen)
-                if best is None or (shared, score) > best[:2]:
-                    best = (shared, score, text, chunk)
-    if best is None:
-        return None
-    _, score, text, chunk = best
-    return Closest(pattern, text, round(float(score), 1), chunk.doc, chunk.index)
+                score = _Score(
+                    len(plain.intersection(seen.split())),
+                    _numbers_in_place(wanted, seen.split()),
+                    fuzz.ratio(masked_pattern, _masked(seen)),
+                    index in retrieved,
+                    fuzz.ratio(pattern, seen),
+                )
+                if text not in best or score > best[text][0]:
+                    best[text] = (score, chunk, range(at, at + width))
+    found: list[Closest] = []
+    chosen: list[tuple[str, Chunk, range]] = []
+    for text, (score, chunk, words_at) in sorted(
+        best.items(), key=lambda item: item[1][0], reverse=True
+    ):
+        if any(_same_place((text, chunk, words_at), other) for other in chosen):
+            continue
+        chosen.append((text, chunk, words_at))
+        found.append(Closest(pattern, text, round(float(score.written), 1), chunk.doc, chunk.index))
+        if len(found) == SHOWN:
+            break
+    return found
+
+
+def _same_place(one: tuple[str, Chunk, range], other: tuple[str, Chunk, range]) -> bool:
+    """Whether two runs of words show the same place twice: they overlap in one chunk, or one
+    is part of the other (as where chunks overlap)."""
+    text, chunk, words = one
+    other_text, other_chunk, other_words = other
+    if (
+        chunk.index == other_chunk.index
+        and words.start < other_words.stop
+        and other_words.start < words.stop
+    ):
+        return True
+    return f" {text} " in f" {other_text} " or f" {other_text} " in f" {text} "
+
+
+def _masked(text: str) -> str:
+    """``text`` with each digit written as ``0``: numbers compared by their length alone."""
+    return re.sub(r"\d", "0", text)
+
+
+def _numbers_in_place(wanted: list[str], seen: list[str]) -> int:
+    """How many of the needle's numbers the candidate matches in length at the same word position."""
+    return sum(
+        1
+        for want, have in zip(wanted, seen, strict=False)
+        if _NUMBER.fullmatch(want) and _NUMBER.fullmatch(have) and len(want) == len(have)
+    )
 
 
 def _around(finder: Finder, chunk: Chunk, reach: int) -> str:

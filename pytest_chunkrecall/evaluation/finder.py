@@ -60,8 +60,9 @@ class Finder:
         self.chunk_map = chunk_map
         self.chunks = chunks
         self.matcher = matcher
-        # Each document in match space, made when first needed: a hit reads only
-        # the documents of its holding chunks, a miss the whole corpus.
+        # Each document in match space, made when first needed: deciding a hit
+        # reads only the documents of its holding chunks; explaining a miss, or
+        # listing every holder of a span (:meth:`holders`), the whole corpus.
         self._folds: list[Folded | None] = [None] * len(documents)
         self._texts: list[str] | None = None
         self._index: WordIndex | None = None
@@ -163,6 +164,31 @@ class Finder:
         if holder is None:
             holder = self._unplaced_holder(pattern, occurrence.doc)
         return holder
+
+    def holders(self, pattern: str, docs: Collection[str] | None = None) -> list[Chunk]:
+        """Every chunk that holds the prepared ``pattern`` whole (in ``docs``), in chunk order.
+
+        What a hit's and a miss's report list as relevant (the qrels of ``export
+        trec``): every occurrence is mapped to the chunks that cover it. In fuzzy
+        mode a match has no place, and only the chunks known otherwise count:
+        an empty list here.
+        """
+        if self.matcher.mode == "fuzzy":
+            return []
+        found: dict[int, Chunk] = {}
+        for occurrence in self.occurrences(pattern, docs):
+            for chunk in self.chunk_map.holders(occurrence.doc, occurrence.start, occurrence.end):
+                if self.matcher.mode != "exact" or self.matcher.contains(
+                    self.prepared(chunk), pattern
+                ):
+                    found.setdefault(chunk.index, chunk)
+        for doc, chunks in self.chunk_map.unplaced.items():
+            if docs is not None and doc not in docs:
+                continue
+            for chunk in chunks:
+                if self.matcher.contains(self.prepared(chunk), pattern):
+                    found.setdefault(chunk.index, chunk)
+        return [found[index] for index in sorted(found)]
 
     def occurrences(
         self, pattern: str, docs: Collection[str] | None = None

@@ -109,14 +109,16 @@ class CaseResult:
     deeper still; for a hit, ``rank``. ``pieces_retrieved``: for a split, whether
     every piece of the span between the cuts came back in the top k.
     ``retrieved_ids`` are the top k as ``<doc>#<index>`` (``None``: a result that
-    is no chunk of the corpus), ``holding_ids`` the chunks known to hold the span
-    whole: each retrieved one that does and, for a span or a single needle, the
-    one holding it where ``span_at`` is.
+    is no chunk of the corpus), ``holding_ids`` every chunk that holds the span
+    whole (without one: every needle), retrieved or not; in fuzzy mode, the
+    retrieved ones that do and the one holding it where ``span_at`` is.
     ``span_at`` is where the span was found: for a hit, in the first retrieved
     chunk that holds it; for a miss, its first place in the corpus held whole
     (else its first place). ``docs`` the documents a ``doc:``
     pin allows, and ``elsewhere`` the other documents that have absent text.
-    ``top``, ``held``, ``cut``, ``closest`` and ``missing`` feed the failure message.
+    ``closest`` is the corpus text most like absent text, ``also_close`` the next
+    ones (two at most).
+    ``top``, ``held``, ``cut``, ``closest``, ``also_close`` and ``missing`` feed the failure message.
     """
 
     gold_file: str
@@ -137,6 +139,7 @@ class CaseResult:
     held: list[Held] = field(default_factory=list)
     cut: CutView | None = None
     closest: Closest | None = None
+    also_close: list[Closest] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     baseline: dict[str, Any] | None = None
@@ -182,6 +185,7 @@ class CaseResult:
             values["cut"] = CutView(**cut)
         if values.get("closest"):
             values["closest"] = Closest(**values["closest"])
+        values["also_close"] = [Closest(**item) for item in values.get("also_close") or []]
         if values.get("span_at"):
             values["span_at"] = SpanAt(**values["span_at"])
         return cls(**values)

@@ -6,10 +6,12 @@ the whole span; with needles alone, every needle whole in some top-k chunk.
 Only chunks of the case's pinned documents count, when it has a ``doc``.
 
 A hit is decided from the retrieved chunks alone, as a hand-written
-``needle in chunk`` test decides it. The corpus is searched only to explain a
-miss: is the span in it at all (absent), whole in some chunk (ranked_out), or
-cut by a boundary (split)? A ``{from, to}`` span is the one exception: it is
-the shortest such passage of the corpus, so finding it reads the corpus.
+``needle in chunk`` test decides it. The corpus is searched to explain a miss:
+is the span in it at all (absent), whole in some chunk (ranked_out), or cut by
+a boundary (split)? A ``{from, to}`` span is the shortest such passage of the
+corpus, so finding it reads the corpus. Once the verdict is known, every entry
+lists each chunk that holds the span (``holding_ids``), which an IR measure of
+recall needs; it reads the corpus through its word index, as a miss does.
 """
 
 from __future__ import annotations
@@ -18,12 +20,13 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
+from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from .closest import closest
 from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
 from .finder import Finder, Location
-from .results import CaseResult, ChunkView, Held, SpanAt, Verdict
+from .results import CaseResult, ChunkView, Closest, Held, SpanAt, Verdict
 from .units import TopK, Units, units_of
 
 
@@ -161,7 +164,7 @@ def _hit(context: _Context, holding: Sequence[list[int]]) -> CaseResult:
         rank,
         span_split=False,
         holding_rank=rank,
-        holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
+        holding_ids=_holding_ids(context, holders),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
     )
 
@@ -194,6 +197,7 @@ def _miss(
     if len(units.patterns) == 1 and locations[0].holder is not None:
         holders.append(locations[0].holder)
     at = units.at or (locations[0].occurrence if locations else None)
+    close = _closest(context, absent[0]) if absent else []
     return context.entry(
         verdict,
         None,
@@ -206,17 +210,41 @@ def _miss(
         cut=cut_view(finder, where_split[0], context.length)
         if where_split and verdict == "split"
         else None,
-        closest=closest(finder, finder.matcher.prepare(absent[0])) if absent else None,
+        closest=close[0] if close else None,
+        also_close=close[1:],
         missing=absent,
         outside=units.outside,
         holding_rank=None,
         pieces_retrieved=pieces_retrieved(split, top.counted_chunks(), finder, docs)
         if verdict == "split"
         else None,
-        holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
+        holding_ids=_holding_ids(context, holders),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
     )
+
+
+def _closest(context: _Context, text: str) -> list[Closest]:
+    """The corpus texts most like absent ``text``; the retrieved chunks win a tie."""
+    finder = context.finder
+    retrieved = {chunk.index for chunk in context.top.counted_chunks() if finder.owns(chunk)}
+    return closest(finder, finder.matcher.prepare(text), retrieved)
+
+
+def _holding_ids(context: _Context, known: Sequence[Chunk]) -> list[str]:
+    """The ids of every chunk that holds the whole span (without one: every needle), sorted.
+
+    The chunks of the corpus that do (:meth:`Finder.holders`), with the ``known``
+    holders: the retrieved ones and the one where the span was placed, which
+    a chunk without offsets or a fuzzy match may add.
+    """
+    finder, patterns = context.finder, context.units.patterns
+    found = {chunk.index: chunk for chunk in known}
+    if patterns:
+        every = [finder.holders(pattern, context.docs) for pattern in patterns]
+        common = set.intersection(*({chunk.index for chunk in held} for held in every))
+        found.update((chunk.index, chunk) for chunk in every[0] if chunk.index in common)
+    return sorted({finder.views.id(chunk) for chunk in found.values()})
 
 
 def deepen(

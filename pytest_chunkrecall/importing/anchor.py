@@ -30,6 +30,79 @@ _ABBREVIATION = re.compile(
 )
 
 
+_WORD = re.compile(r"\w{3,}")
+_STOP = frozenset(
+    (
+        "the",
+        "and",
+        "for",
+        "are",
+        "was",
+        "were",
+        "what",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "how",
+        "why",
+        "when",
+        "where",
+        "that",
+        "this",
+        "these",
+        "those",
+        "with",
+        "from",
+        "into",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "its",
+        "their",
+        "there",
+        "than",
+        "then",
+        "they",
+        "them",
+        "his",
+        "her",
+        "our",
+        "your",
+        "about",
+        "according",
+        "mentioned",
+        "described",
+        "discussed",
+    )
+)
+# The words of a question and of an answer's sentence are compared by their
+# first letters, so that "return" meets "returned" and "ship" "shipping".
+_STEM = 4
+# How many content words an answer's sentence must share with the question
+# for the answer to be taken as the one the question asks for.
+SHARED_WORDS = 1
+
+
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that carry content: three letters or more, no stop words, folded."""
+    return {word for word in _WORD.findall(fold_text(text)) if word not in _STOP}
+
+
+def shares_content(question: str, passage: str) -> bool:
+    """Whether ``passage`` has at least :data:`SHARED_WORDS` content words of ``question``.
+
+    An answer such as "$600" that occurs once may still be the wrong one (the
+    documents say $500, and $600 is another fact): its sentence then speaks of
+    something the question does not ask about.
+    """
+    asked = {word[:_STEM] for word in content_words(question)}
+    found = {word[:_STEM] for word in content_words(passage)}
+    return len(asked & found) >= SHARED_WORDS
+
+
 @dataclass(frozen=True)
 class Source:
     """A document answers are located in: ``name`` is how it is shown, ``path`` where it is."""

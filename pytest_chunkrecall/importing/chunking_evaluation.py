@@ -13,12 +13,11 @@ by construction.
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ChunkrecallError
-from .anchor import Source, closest, nearest, occurrences, sentences
+from .anchor import Source, closest, content_words, nearest, occurrences, sentences
 from .rows import Row, read_rows, read_text, require
 from .writing import (
     PYTEST_INI,
@@ -31,55 +30,6 @@ from .writing import (
     one_line,
     relative,
     unresolved_yaml,
-)
-
-_WORD = re.compile(r"\w{3,}")
-_STOP = frozenset(
-    (
-        "the",
-        "and",
-        "for",
-        "are",
-        "was",
-        "were",
-        "what",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "how",
-        "why",
-        "when",
-        "where",
-        "that",
-        "this",
-        "these",
-        "those",
-        "with",
-        "from",
-        "into",
-        "does",
-        "did",
-        "has",
-        "have",
-        "had",
-        "its",
-        "their",
-        "there",
-        "than",
-        "then",
-        "they",
-        "them",
-        "his",
-        "her",
-        "our",
-        "your",
-        "about",
-        "according",
-        "mentioned",
-        "described",
-        "discussed",
-    )
 )
 
 
@@ -190,11 +140,11 @@ def _output(path: Path, found: dict[str, _Corpus], out: Path, force: bool) -> Ou
 
 def needle(excerpt: str, question: str) -> str:
     """The sentence of ``excerpt`` that shares the most words with ``question`` (the first on ties)."""
-    asked = {word for word in _WORD.findall(question.lower()) if word not in _STOP}
+    asked = content_words(question)
     best, best_score = excerpt.strip(), -1
     for begin, end in sentences(excerpt):
         piece = excerpt[begin:end]
-        score = len(asked & set(_WORD.findall(piece.lower())))
+        score = len(asked & content_words(piece))
         if score > best_score:
             best, best_score = piece, score
     return best

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 
 from .chunking_evaluation import import_chunking_evaluation
-from .qa import import_qa
+from .qa import NO_OVERLAP, import_qa
 from .squad import import_squad
 from .trec import NO_HOLDING_CHUNK, export_trec
 from .writing import Output, renamings
@@ -133,12 +133,14 @@ def _qa(args: argparse.Namespace) -> int:
     print(
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "
         f"{found.not_found} not found"
+        + (f", {found.off_topic} with {NO_OVERLAP}" if found.off_topic else "")
     )
     _renamed(found.renamed)
     _wrote(found.output)
-    if found.ambiguous or found.not_found:
+    unresolved = found.ambiguous or found.not_found or found.off_topic
+    if unresolved:
         print(f"settle the unresolved rows in {found.unresolved_file}, then move them into cases:")
-    return 1 if found.ambiguous or found.not_found else 0
+    return 1 if unresolved else 0
 
 
 def _chunking_evaluation(args: argparse.Namespace) -> int:

@@ -1,9 +1,11 @@
 """``import qa``: rows of question and answer (JSON Lines or CSV) anchored in a corpus.
 
 An answer that occurs exactly once (within the row's ``doc`` when it names
-one) becomes a case with the sentence around it as its span. One that occurs
-several times, or nowhere, goes to ``NAME.unresolved.yaml`` with what a person
-needs to settle it: every location, or the closest text.
+one), in a sentence that shares a content word with the question
+(:func:`anchor.shares_content`), becomes a case with that sentence as its
+span. One that occurs several times, nowhere, or once in a sentence about
+something else goes to ``NAME.unresolved.yaml`` with what a person needs to
+settle it: every location, the closest text, or the sentence it was found in.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from pathlib import Path
 
 from ..corpus import find_files
 from ..errors import ChunkrecallError
-from .anchor import Place, Source, closest, occurrences, sentence
+from .anchor import Place, Source, closest, occurrences, sentence, shares_content
 from .rows import Row, read_rows, read_text, require
 from .writing import (
     UNRESOLVED_SUFFIX,
@@ -29,6 +31,7 @@ from .writing import (
     unresolved_yaml,
 )
 
+NO_OVERLAP = "no overlap with the question"
 _SHOWN_LOCATIONS = 50  # an answer such as "yes" can occur thousands of times
 
 
@@ -43,6 +46,7 @@ class QaImport:
     ambiguous: int
     not_found: int
     renamed: tuple[str, ...] = ()  # given ids written otherwise, one line each
+    off_topic: int = 0  # found once, in a sentence that shares no word with the question
 
 
 def import_qa(
@@ -69,13 +73,15 @@ def import_qa(
         case_id = ids.claim(row.fields.get("id"), question, where=row.where)
         within = _documents(row, sources, gold_dir)
         places = [place for source in within for place in occurrences(source, answer)]
-        if len(places) == 1:
+        if len(places) == 1 and _on_topic(question, places[0]):
             cases.append(_case(case_id, question, places[0], gold_dir))
             continue
         only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
         doc = relative(only.path, gold_dir) if only and only.path else None
         case = GoldCase(case_id, question, answer, doc=doc)
-        if places:
+        if len(places) == 1:
+            unresolved.append(Unresolved(case, _off_topic(case_id, places[0]), NO_OVERLAP))
+        elif places:
             unresolved.append(Unresolved(case, _ambiguous(case_id, places), "ambiguous"))
         else:
             unresolved.append(Unresolved(case, _not_found(case_id, answer, within), "not found"))
@@ -94,15 +100,16 @@ def import_qa(
             "or fix the needle), then move it into the cases: of the gold file.",
         ]
         output.add(unresolved_file, unresolved_yaml(notes, settings, unresolved))
-    ambiguous = sum(entry.kind == "ambiguous" for entry in unresolved)
+    kinds = [entry.kind for entry in unresolved]
     return QaImport(
         output,
         gold_file,
         unresolved_file,
         len(cases),
-        ambiguous,
-        len(unresolved) - ambiguous,
+        kinds.count("ambiguous"),
+        kinds.count("not found"),
         tuple(ids.renamed),
+        kinds.count(NO_OVERLAP),
     )
 
 
@@ -146,6 +153,20 @@ def _case(case_id: str, question: str, place: Place, gold_dir: Path) -> GoldCase
         place.text.strip(),
         place.source.text[begin:end],
         relative(place.source.path, gold_dir),
+    )
+
+
+def _on_topic(question: str, place: Place) -> bool:
+    """Whether the sentence around the answer shares content words with the question."""
+    begin, end = sentence(place.source.text, place.start, place.end)
+    return shares_content(question, place.source.text[begin:end])
+
+
+def _off_topic(case_id: str, place: Place) -> tuple[str, ...]:
+    begin, end = sentence(place.source.text, place.start, place.end)
+    return (
+        f"{case_id}: {NO_OVERLAP}; the answer occurs once, at {place}:",
+        f"  {one_line(place.source.text[begin:end], 200)!r}",
     )
 
 

@@ -1,10 +1,11 @@
 """``export trec``: a JSON report as a TREC qrels file and a TREC run file.
 
 A query is a case (its node id), a document is a chunk (``<doc>#<index>``).
-The relevant chunks of a case are those that hold its span whole; the run is
-what the retriever returned, in rank order. ``trec_eval``, ranx or
-ir_measures then give back the report's hit-rate@k (``success@k``) and MRR
-(``recip_rank``).
+The relevant chunks of a case are all those that hold its span whole, retrieved
+or not (the report's ``holding_ids``); the run is what the retriever returned,
+in rank order. ``trec_eval``, ranx or ir_measures then give back the report's
+hit-rate@k (``success@k``) and MRR (``recip_rank``), and recall and nDCG count
+every holder.
 
 A case whose span no chunk holds whole (``split``, ``absent``) has no relevant
 chunk, yet it counts as a miss in the report. IR tools leave a query without

@@ -44,7 +44,10 @@ class GoldCase:
         """The case's keys in the order a reader expects them."""
         keys = {"id": self.id, "question": self.question, "needle": self.needle}
         if self.span is not None:
-            keys["span"] = self.span
+            # Found as the normalized match finds it, a span keeps its place with
+            # its whitespace collapsed, and reads as one line rather than a
+            # multi-line quoted scalar.
+            keys["span"] = " ".join(self.span.split())
         if self.doc is not None:
             keys["doc"] = self.doc
         return keys

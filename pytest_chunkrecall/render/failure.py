@@ -18,6 +18,7 @@ _WHY = {
 }
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
+_OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
 # What printable() escapes: the control characters (Unicode category Cc, which is
 # exactly these two ranges), which move the cursor, and the bidirectional controls,
 # which re-order the text shown after them.
@@ -59,6 +60,7 @@ def explain(result: CaseResult) -> str:
         )
     if result.verdict == "ranked_out":
         lines.append(f"  {_how_deep(result)}")
+        lines += _also_holding(result)
     if result.pieces_retrieved:
         lines.append(
             "  every piece of the span came back in the top k, in separate chunks: a reader "
@@ -82,6 +84,33 @@ def _how_deep(result: CaseResult) -> str:
     return "where it ranks was not looked for (chunkrecall_depth is off)"
 
 
+def _also_holding(result: CaseResult) -> list[str]:
+    """For one unpinned needle without a span: the other documents with a chunk that holds it.
+
+    A short needle ("15 minutes") is often said by several documents; the
+    chunk named as holding it may be an off-topic one, and a ``doc:`` pin is
+    what makes the case ask for the document that answers.
+    """
+    if result.span is not None or result.docs is not None or len(result.needles) != 1:
+        return []
+    shown_doc = {held.chunk.doc for held in result.held}
+    chunks: dict[str, int] = {}
+    for chunk_id in result.holding_ids:
+        doc = chunk_id.rpartition("#")[0]
+        if doc not in shown_doc:
+            chunks[doc] = chunks.get(doc, 0) + 1
+    if not chunks:
+        return []
+    named = [f"{printable(doc)} ({_count(count, 'chunk')})" for doc, count in chunks.items()]
+    more = len(named) - _OTHER_DOCUMENTS
+    listed = ", ".join(named[:_OTHER_DOCUMENTS]) + (
+        f" and {_count(more, 'other document')}" if more > 0 else ""
+    )
+    return [
+        f"  the needle also occurs in {listed}; pin the case with doc: if only one document answers"
+    ]
+
+
 def _ordinal(number: int) -> str:
     suffix = (
         "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
@@ -103,6 +132,16 @@ def _absent(result: CaseResult) -> list[str]:
         lines.append(
             f"  closest text: {shown(closest.text)} in {printable(str(closest.doc))} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
+        )
+    also = [other for other in result.also_close if other.text]
+    if also:
+        lines.append(
+            "  also close: "
+            + "; ".join(
+                f"{shown(other.text)} in {printable(str(other.doc))} chunk {other.index} "
+                f"(similarity {other.score:g}/100)"
+                for other in also
+            )
         )
     return lines
 

@@ -55,6 +55,7 @@ class CaseEntry(_EveryCase, total=False):
     held: list[dict[str, Any]]
     cut: dict[str, Any] | None
     closest: dict[str, Any] | None
+    also_close: list[dict[str, Any]]
     missing: list[str]
     outside: list[str]
     baseline: dict[str, Any] | None
