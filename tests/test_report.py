@@ -102,7 +102,11 @@ def test_json_report_fields_and_outcomes(shop):
         "hit_rate_at": {"1": 0.4},
         "split_spans": 3,
         "pieces_retrieved": 0,
-        "verdicts": {"hit": 2, "split": 3, "ranked_out": 0, "absent": 0},
+        "verdicts": {
+            **{"hit": 2, "split": 3, "ranked_out": 0, "absent": 0},
+            **{"unparsed": 0, "reranked_out": 0},
+        },
+        "funnel": {"cases": 5, "loaded": 5, "whole": 2, "candidates": 2, "top_k": 2},
     }
     (gold,) = report["gold_files"]
     assert (gold["path"], gold["chunks"], gold["corpus_chars"]) == (

@@ -83,6 +83,11 @@ def expectation(entry: Entry | None, result: Scored, *, gate: Gate, updating: bo
     if change == "known_miss":
         assert entry is not None
         now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
+        if (entry.verdict, result.verdict) == ("ranked_out", "reranked_out"):
+            now = (
+                " (now reranked_out: the first stage's candidates hold it and the reranker "
+                "drops it, a change of stage, not a regression)"
+            )
         return f"known miss in baseline: {entry.verdict}{now}"
     if change == "regression" and gate == "significant":
         return (

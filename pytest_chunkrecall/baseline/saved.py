@@ -234,6 +234,9 @@ class Comparison:
     common: int
     baseline_hits: int
     current_hits: int
+    # known misses that moved from ranked_out to reranked_out: a reranker now drops what
+    # the first stage finds, a change of stage and no regression
+    stage_changes: list[Scored] = field(default_factory=list)
 
     @property
     def drop_points(self) -> float:
@@ -256,6 +259,7 @@ class ComparisonTally:
         self._improvements: list[tuple[Scored, Entry]] = []
         self._known: list[Scored] = []
         self._new: list[Scored] = []
+        self._stage_changes: list[Scored] = []
         self._common = self._baseline_hits = self._current_hits = 0
 
     def add(self, case: Scored, result: Callable[[], CaseResult]) -> None:
@@ -275,6 +279,8 @@ class ComparisonTally:
             self._improvements.append((case, entry))
         elif change == "known_miss":
             self._known.append(case)
+            if (entry.verdict, case.verdict) == ("ranked_out", "reranked_out"):
+                self._stage_changes.append(case)
 
     def comparison(self, existing: Mapping[str, set[str] | None]) -> Comparison:
         """What was added up; ``existing`` (as for :func:`updated`) names the removed cases."""
@@ -292,4 +298,5 @@ class ComparisonTally:
             self._common,
             self._baseline_hits,
             self._current_hits,
+            sorted(self._stage_changes, key=_order),
         )

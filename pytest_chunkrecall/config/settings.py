@@ -22,11 +22,15 @@ SETTING_KEYS = (
     "k",
     "match",
     "fuzzy_threshold",
+    "reranker",
+    "reranker_args",
+    "candidates",
 )
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
 DEFAULT_DEPTH = 50  # how deep a ranked_out case's holding chunk is looked for
+DEFAULT_CANDIDATES = 50  # how many chunks the first stage gives a reranker
 DEFAULT_MATCH = "normalized"
 DEFAULT_FUZZY_THRESHOLD = 90.0
 
@@ -50,6 +54,9 @@ class Settings:
     k: int | None = None
     match: str | None = None
     fuzzy_threshold: float | None = None
+    reranker: str | None = None
+    reranker_args: Mapping[str, Any] | None = None
+    candidates: int | None = None
     corpus_base: Path | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -74,8 +81,8 @@ class Settings:
     def over(self, other: Settings) -> Settings:
         """These settings, with ``other`` filling in what these leave out.
 
-        Arguments travel with their chunker or retriever: when these settings
-        name another one than ``other`` does, ``other``'s arguments are not its.
+        Arguments travel with their chunker, retriever or reranker: when these
+        settings name another one than ``other`` does, ``other``'s arguments are not its.
         """
         values = {
             setting.name: getattr(other, setting.name)
@@ -84,7 +91,7 @@ class Settings:
             for setting in fields(self)
             if setting.name in SETTING_KEYS
         }
-        for kind in ("chunker", "retriever"):
+        for kind in ("chunker", "retriever", "reranker"):
             mine = getattr(self, kind)
             if (
                 mine is not None
@@ -105,9 +112,10 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
 
     Gold files and ini options both go through here, so both say the same thing.
     """
-    if key == "k":
+    if key in ("k", "candidates"):
+        example = 5 if key == "k" else 50
         if isinstance(value, bool) or not isinstance(value, int):
-            return value, f"must be a whole number of chunks, e.g. 5, not {shown(value)}"
+            return value, f"must be a whole number of chunks, e.g. {example}, not {shown(value)}"
         return value, k_problem(value)
     if key == "fuzzy_threshold":
         if isinstance(value, bool) or not isinstance(value, int | float):
@@ -120,13 +128,13 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
             hint = did_you_mean(str(value), MATCH_MODES)
             return value, f"must be one of {', '.join(MATCH_MODES)}, not {shown(value)}{hint}"
         return value, None
-    if key in ("chunker", "retriever"):
+    if key in ("chunker", "retriever", "reranker"):
         if not isinstance(value, str):
             return value, f"must be 'module:attr' text, not {type(value).__name__}"
         if not _ENTRY_POINT.match(value):
             return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {shown(value)}"
         return value, None
-    if key in ("chunker_args", "retriever_args"):
+    if key in ("chunker_args", "retriever_args", "reranker_args"):
         slips = (
             [
                 argument

@@ -7,10 +7,7 @@ from typing import Any, TypedDict, final
 from ..chunking.geometry import Geometry
 
 
-@final
-class GoldFacts(TypedDict):
-    """What the summary and the JSON report say about a gold file's configuration."""
-
+class _EveryGoldFile(TypedDict):
     corpus: str
     documents: int
     corpus_chars: int
@@ -24,6 +21,18 @@ class GoldFacts(TypedDict):
     unit: str
     geometry: Geometry
     fingerprints: dict[str, str]  # sha256 of each corpus document's text, by document id
+
+
+@final
+class GoldFacts(_EveryGoldFile, total=False):
+    """What the summary and the JSON report say about a gold file's configuration.
+
+    With a second stage only: its name and arguments, and the first stage's depth.
+    """
+
+    reranker: str
+    reranker_args: dict[str, Any]
+    candidates: int
 
 
 @final

@@ -12,6 +12,7 @@ from typing import Any
 from ..chunking.shapes import CONFIGURED, check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
+    DEFAULT_CANDIDATES,
     DEFAULT_CHUNKER,
     DEFAULT_DEPTH,
     DEFAULT_FUZZY_THRESHOLD,
@@ -55,6 +56,7 @@ class Plan:
     length: Component | None = None
     depth: int = DEFAULT_DEPTH
     pins: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    reranker: Component | None = None
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -71,7 +73,11 @@ class Plan:
         k = self.k(case)
         docs = self.pins.get(case.doc) if case.doc is not None else None
         finder = suite.finder(self.matcher(case))
-        top = suite.search(case.question, k)
+        second = suite.reranker(self.reranker, where=self._reranker_where())
+        asked = self.asked(case, suite)
+        top = candidates = suite.search(case.question, asked)
+        if second is not None:
+            top = second.rerank(case.question, candidates, k)
         result = judge(
             case,
             top,
@@ -81,8 +87,10 @@ class Plan:
             docs=docs,
             length=self.measure,
             unit=self.unit,
+            candidates=candidates if second is not None else None,
+            reranker=second.name if second is not None else None,
         )
-        if result.verdict != "ranked_out" or self.depth <= k:
+        if result.verdict != "ranked_out" or self.depth <= asked:
             return result
         # How far down the holding chunk is decides what to do: raise k, add a
         # reranker, or fix the question. One more call, for ranked_out cases only.
@@ -100,6 +108,20 @@ class Plan:
         """
         own = case.k if case is not None else None
         return self.k_override or own or self.settings.k or DEFAULT_K
+
+    @property
+    def candidates(self) -> int:
+        """How many chunks the first stage gives a reranker: the setting, else the default."""
+        return self.settings.candidates or DEFAULT_CANDIDATES
+
+    def asked(self, case: Case, suite: Suite) -> int:
+        """How many results the retriever is asked for ``case``: its k, or with a second
+        stage (``reranker:``, or the retriever's own compressor) the candidates."""
+        two_stage = self.reranker is not None or suite.own_reranker is not None
+        return self.candidates if two_stage else self.k(case)
+
+    def _reranker_where(self) -> str | None:
+        return self.settings.where("reranker_args") or self.settings.where("reranker") or self.name
 
     def matcher(self, case: Case) -> Matcher:
         """How the case's needles and span are matched."""
@@ -134,6 +156,15 @@ class Plan:
 
     def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""
+        facts = self._facts(suite)
+        second = suite.reranker(self.reranker, where=self._reranker_where())
+        if second is not None:
+            facts["reranker"] = second.name
+            facts["reranker_args"] = self.reranker.args if self.reranker is not None else {}
+            facts["candidates"] = self.candidates
+        return facts
+
+    def _facts(self, suite: Suite) -> GoldFacts:
         corpus = self.settings.corpus
         return {
             "corpus": ", ".join(corpus)
@@ -213,6 +244,15 @@ def plan(
             )
         base = settings.corpus_base or rootdir
         files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
+    reranker = (
+        Component.of(
+            settings.reranker,
+            resolve(settings.reranker, what="reranker", where=settings.where("reranker")),
+            dict(settings.reranker_args or {}),
+        )
+        if settings.reranker is not None
+        else None
+    )
     the_plan = Plan(
         gold,
         name,
@@ -225,8 +265,10 @@ def plan(
         k_override,
         length,
         depth,
+        reranker=reranker,
     )
     _check_spans(the_plan)
+    _check_candidates(the_plan)
     return replace(the_plan, pins=_pins(gold, name=name, rootdir=rootdir, plan=the_plan))
 
 
@@ -245,6 +287,26 @@ def _check_spans(the_plan: Plan) -> None:
                     "question): fix the needle or the span, or drop the span",
                     where=f"{the_plan.name}:{case.line}",
                 )
+
+
+def _check_candidates(the_plan: Plan) -> None:
+    """A reranker picks k of the candidates: fewer candidates than k is a mistake, said now."""
+    settings = the_plan.settings
+    if the_plan.reranker is None and settings.candidates is None:
+        return
+    for case in (None, *the_plan.gold.cases):
+        k = the_plan.k(case)
+        if k > the_plan.candidates:
+            where = settings.where("candidates")
+            raise ChunkrecallError(
+                f"candidates ({the_plan.candidates}"
+                + (f", set at {where}" if where else ", the default")
+                + f") is less than k ({k}): the reranker picks the top k from the candidates; "
+                "raise candidates or lower k",
+                where=f"{the_plan.name}:{case.line}"
+                if case is not None and case.k
+                else where or the_plan.name,
+            )
 
 
 def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, frozenset[str]]:

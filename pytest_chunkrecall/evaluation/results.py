@@ -14,9 +14,9 @@ from ..measures.statistics import wilson
 if TYPE_CHECKING:
     from .case_facts import CaseFact
 
-Verdict = Literal["hit", "split", "ranked_out", "absent"]
-VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent")
-MISSES = ("split", "ranked_out", "absent")
+Verdict = Literal["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"]
+VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent", "unparsed", "reranked_out")
+MISSES = ("split", "ranked_out", "absent", "unparsed", "reranked_out")
 PREVIEW = 72
 
 
@@ -119,6 +119,10 @@ class CaseResult:
     ``closest`` is the corpus text most like absent text, ``also_close`` the next
     ones (two at most).
     ``top``, ``held``, ``cut``, ``closest``, ``also_close`` and ``missing`` feed the failure message.
+    With a reranker, ``candidates`` is how many chunks the first stage was asked
+    for, ``candidate_rank`` the rank among them of the chunk that holds the span
+    (``None``: none held it), ``candidate_score`` the first stage's score of that
+    chunk where it gives one, and ``reranker`` the second stage's name.
     """
 
     gold_file: str
@@ -152,6 +156,10 @@ class CaseResult:
     span_at: SpanAt | None = None
     docs: list[str] | None = None
     elsewhere: list[str] = field(default_factory=list)
+    candidates: int | None = None
+    candidate_rank: int | None = None
+    candidate_score: float | None = None
+    reranker: str | None = None
 
     @property
     def hit(self) -> bool:

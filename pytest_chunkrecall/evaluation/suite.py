@@ -17,6 +17,7 @@ from ..corpus import Document, read_documents
 from ..errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
 from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import BatchFunction, SearchFunction
+from ..retrieval.rerank import Reranker, built_reranker, compression_stages, reranker
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
 from .finder import Finder
@@ -177,7 +178,8 @@ class Suite:
         self._by_text: dict[str, int] = {}
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
-        self._search, self._batch = _build_search(retriever, chunks, where=where)
+        self._search, self._batch, self.own_reranker = _build_search(retriever, chunks, where=where)
+        self._rerankers: dict[Component, Reranker] = {}
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
@@ -238,6 +240,18 @@ class Suite:
                 outcome = False, exc
         return self._retrieved(question, k, outcome)
 
+    def reranker(self, component: Component | None, *, where: str | None = None) -> Reranker | None:
+        """The second stage: ``component`` made ready once (its factory called once), else the
+        retriever's own (a LangChain compression retriever's compressor), else ``None``."""
+        if component is None:
+            return self.own_reranker
+        found = self._rerankers.get(component)
+        if found is None:
+            found = self._rerankers[component] = reranker(
+                component.obj, component.args, name=component.name, where=where
+            )
+        return found
+
     def _retrieved(self, question: str, k: int, outcome: Outcome) -> list[retrieval.Retrieved]:
         ok, results = outcome
         if not ok:
@@ -270,7 +284,9 @@ class Suite:
 
 def _build_search(
     retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None
-) -> tuple[SearchFunction, BatchFunction | None]:
+) -> tuple[SearchFunction, BatchFunction | None, Reranker | None]:
+    """The first stage's search (and batch) function, and the second stage a retriever
+    brings along (a LangChain ``ContextualCompressionRetriever``), if any."""
     try:
         built = retriever.obj(list(chunks), **retriever.args)
     except USER_FAULTS as exc:
@@ -285,7 +301,15 @@ def _build_search(
             "search(question, k) or an object with a retrieve(question, k) method",
             where=where,
         )
+    own = None
+    stages = compression_stages(built)
+    if stages is not None:
+        built, compressor = stages
+        own = built_reranker(
+            compressor, name=f"{retriever.name} (its base_compressor)", where=where
+        )
     return (
         retrieval.search_function(built, name=retriever.name, where=where),
         retrieval.batch_function(built, name=retriever.name, where=where),
+        own,
     )

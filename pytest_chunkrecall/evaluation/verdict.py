@@ -16,6 +16,7 @@ recall needs; it reads the corpus through its word index, as a miss does.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -30,11 +31,18 @@ from .results import CaseResult, ChunkView, Closest, Held, SpanAt, Verdict
 from .units import TopK, Units, units_of
 
 
-def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) -> Verdict:
+def decide(
+    ranks: Sequence[int | None],
+    *,
+    absent: bool,
+    whole: Sequence[bool],
+    candidate_ranks: Sequence[int | None] | None = None,
+) -> Verdict:
     """The verdict, from each unit's first rank in the top k and what the corpus says of a miss.
 
     ``absent``: a unit, or a part of the span, is not in the corpus; ``whole[i]``:
-    some chunk of the corpus holds unit ``i`` whole.
+    some chunk of the corpus holds unit ``i`` whole; ``candidate_ranks[i]`` (with a
+    reranker): unit ``i``'s first rank among the first stage's candidates.
     """
     if absent:
         return "absent"
@@ -42,6 +50,8 @@ def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) 
         return "hit"
     if any(rank is None and not held for rank, held in zip(ranks, whole, strict=True)):
         return "split"
+    if candidate_ranks is not None and all(rank is not None for rank in candidate_ranks):
+        return "reranked_out"
     return "ranked_out"
 
 
@@ -101,13 +111,35 @@ def judge(
     docs: Collection[str] | None = None,
     length: Callable[[str], int] = len,
     unit: str = "chars",
+    candidates: Sequence[Retrieved] | None = None,
+    reranker: str | None = None,
 ) -> CaseResult:
-    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out or absent.
+    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, reranked_out
+    or absent.
 
     A pure function of what came back and of ``finder`` (the corpus and its
     chunks seen through the case's match mode). ``docs`` pins the documents
     that count; ``length`` measures the span and the chunks around a cut.
+    ``candidates`` are the first stage's results when the reranker named
+    ``reranker`` picked ``top`` from them.
     """
+    result = _judged(case, top, finder, gold_file, k, docs, length, unit, candidates)
+    if candidates is None:
+        return result
+    return replace(result, candidates=len(candidates), reranker=reranker)
+
+
+def _judged(
+    case: Case,
+    top: Sequence[Retrieved],
+    finder: Finder,
+    gold_file: str,
+    k: int,
+    docs: Collection[str] | None,
+    length: Callable[[str], int],
+    unit: str,
+    candidates: Sequence[Retrieved] | None,
+) -> CaseResult:
     retrieved = TopK.of(top, finder, docs)
     units = units_of(case, finder, docs)
     context = _Context(case, units, retrieved, finder, gold_file, k, docs, length, unit)
@@ -121,12 +153,46 @@ def judge(
         for pattern, where in zip(units.patterns, locations, strict=True)
         if not where.present
     ]
+    first = TopK.of(candidates, finder, docs) if candidates is not None else None
+    candidate_ranks = (
+        [first.first_rank(pattern, finder) for pattern in units.patterns]
+        if first is not None and units.patterns
+        else None
+    )
     verdict = decide(
-        ranks, absent=bool(absent or units.outside), whole=[where.whole for where in locations]
+        ranks,
+        absent=bool(absent or units.outside),
+        whole=[where.whole for where in locations],
+        candidate_ranks=candidate_ranks,
     )
     if verdict == "hit":
         return _hit(context, holding)
-    return _miss(context, verdict, holding, locations, absent)
+    result = _miss(context, verdict, holding, locations, absent)
+    if verdict != "reranked_out" or candidates is None or candidate_ranks is None:
+        return result
+    return _reranked_out(result, candidates, [rank or 0 for rank in candidate_ranks], finder)
+
+
+def _reranked_out(
+    result: CaseResult, candidates: Sequence[Retrieved], ranks: Sequence[int], finder: Finder
+) -> CaseResult:
+    """A reranked_out case with where its holder stood among the candidates, and its score.
+
+    The rank is the one by which every unit was held (as a hit's rank is); the
+    holding rank is that rank too: the candidates are the deeper retrieval.
+    """
+    rank = max(ranks)
+    holder = candidates[rank - 1]
+    extra = [finder.views.id(holder.chunk)] if holder.chunk is not None and len(ranks) == 1 else []
+    return replace(
+        result,
+        candidate_rank=rank,
+        candidate_score=holder.score
+        if holder.score is not None and math.isfinite(holder.score)
+        else None,
+        holding_rank=rank,
+        holding_ids=sorted({*result.holding_ids, *extra}),
+    )
 
 
 def _hit_in_top(units: Units, holding: Sequence[list[int]], top: TopK, finder: Finder) -> bool:
@@ -150,6 +216,11 @@ def _hit(context: _Context, holding: Sequence[list[int]]) -> CaseResult:
     """
     patterns, finder, top = context.units.patterns, context.finder, context.top
     rank = max(ranks[0] for ranks in holding)
+    chosen = [
+        found
+        for ranks in holding
+        if (found := top.results[ranks[0] - 1].candidate_rank) is not None
+    ]
     holders = top.chunks(set(holding[0]).intersection(*holding[1:]))
     at = context.units.at
     if at is None:
@@ -166,6 +237,7 @@ def _hit(context: _Context, holding: Sequence[list[int]]) -> CaseResult:
         holding_rank=rank,
         holding_ids=_holding_ids(context, holders),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
+        candidate_rank=max(chosen) if chosen and len(chosen) == len(holding) else None,
     )
 
 
@@ -205,7 +277,7 @@ def _miss(
         held=[
             Held(units.written[pattern], held_view(finder, where.holder))
             for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
-            if verdict == "ranked_out" and rank is None
+            if verdict in ("ranked_out", "reranked_out") and rank is None
         ],
         cut=cut_view(finder, where_split[0], context.length)
         if where_split and verdict == "split"

@@ -32,6 +32,11 @@ _INI_HELP = {
     "k": "How many retrieved chunks a needle may be found in (default: 5)",
     "match": "How needles are matched: exact, normalized or fuzzy (default: normalized)",
     "fuzzy_threshold": "Lowest rapidfuzz partial-ratio score that counts as found with match fuzzy (default: 90)",
+    "reranker": "The second stage as module:attr: a function rerank(question, chunks, k), or a "
+    "factory of one, of an object with rerank, of a LangChain compressor or LlamaIndex node "
+    "postprocessors",
+    "reranker_args": "Arguments for the reranker, as an inline YAML or JSON mapping",
+    "candidates": "How many chunks the retriever gives the reranker for each question (default: 50)",
 }
 
 

@@ -212,6 +212,10 @@ class CaseItem(pytest.Item):
             ("rank", "" if result.rank is None else result.rank),
             ("span_split", result.span_split),
         ]
+        if result.reranker is not None:
+            self.user_properties.append(
+                ("candidate_rank", "" if result.candidate_rank is None else result.candidate_rank)
+            )
         decided = case_outcome(
             result, entry, xfail=self.case.xfail, gate=setup.gates.gate, updating=setup.update
         )
@@ -243,7 +247,7 @@ class CaseItem(pytest.Item):
         prefetch = suite.ahead(batch_size=opts.batch_size, concurrency=opts.concurrency)
         if prefetch is None or (prefetch.claimed(self.nodeid) and not prefetch.wants_more()):
             return
-        claims = [(self.nodeid, (self.case.question, self.plan.k(self.case)))]
+        claims = [(self.nodeid, (self.case.question, self.plan.asked(self.case, suite)))]
         for other in ahead.upcoming(self, 4 * prefetch.window):
             if len(claims) >= prefetch.window:
                 break
@@ -253,7 +257,9 @@ class CaseItem(pytest.Item):
                 and other.case.skip is None
                 and not prefetch.claimed(other.nodeid)
             ):
-                claims.append((other.nodeid, (other.case.question, self.plan.k(other.case))))
+                claims.append(
+                    (other.nodeid, (other.case.question, self.plan.asked(other.case, suite)))
+                )
         prefetch.ask(claims)
 
     def repr_failure(

@@ -16,7 +16,14 @@ from ..baseline.gating import GATES, GateSettings
 from ..baseline.saved import Baseline
 from ..config.limits import k_problem
 from ..config.resolve import resolve
-from ..config.settings import DEFAULT_DEPTH, SETTING_KEYS, Settings, check_setting
+from ..config.settings import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_DEPTH,
+    DEFAULT_K,
+    SETTING_KEYS,
+    Settings,
+    check_setting,
+)
 from ..corpus import ROOTS_OPTION, corpus_roots, matches_pattern
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
@@ -88,8 +95,10 @@ def read(config: pytest.Config) -> Options:
     markdown = _output(config, "--chunkrecall-markdown", gold_files, force=force)
     html = _output(config, "--chunkrecall-html", gold_files, force=force, ini="chunkrecall_html")
     _one_file_each(config, setup, report=report, markdown=markdown, html=html)
+    ini = _ini_settings(config)
+    _check_candidates(ini, k)
     return Options(
-        ini=_ini_settings(config),
+        ini=ini,
         loader=_function(config, "loader", what="loader"),
         length=_length(config),
         k_override=k,
@@ -106,6 +115,21 @@ def read(config: pytest.Config) -> Options:
         concurrency=ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
         xdist_group=ini_switch(config, "xdist_group", default=True),
     )
+
+
+def _check_candidates(ini: Settings, k_override: int | None) -> None:
+    """A reranker picks k of the candidates: fewer candidates than k is a usage error."""
+    if ini.reranker is None and ini.candidates is None:
+        return
+    candidates = ini.candidates or DEFAULT_CANDIDATES
+    k = k_override or ini.k or DEFAULT_K
+    if k > candidates:
+        named = "chunkrecall_candidates" if ini.candidates else "the default candidates"
+        given = "--chunkrecall-k" if k_override else "chunkrecall_k" if ini.k else "the default k"
+        raise pytest.UsageError(
+            f"ini option {named} ({candidates}) is less than k ({k}, {given}): the reranker "
+            "picks the top k from the candidates; raise chunkrecall_candidates or lower k"
+        )
 
 
 def _function(config: pytest.Config, key: str, *, what: str) -> Component | None:
@@ -307,6 +331,9 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
     )
 
 
+_INLINE = ("chunker_args", "retriever_args", "reranker_args", "k", "fuzzy_threshold", "candidates")
+
+
 def _ini_settings(config: pytest.Config) -> Settings:
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
@@ -316,9 +343,7 @@ def _ini_settings(config: pytest.Config) -> Settings:
             continue
         option = f"chunkrecall_{key}"
         value: Any = raw
-        if key in ("chunker_args", "retriever_args", "k", "fuzzy_threshold") and isinstance(
-            raw, str
-        ):
+        if key in _INLINE and isinstance(raw, str):
             try:
                 value = load_inline(raw, key=option)
             except yaml.YAMLError:

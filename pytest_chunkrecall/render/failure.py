@@ -15,7 +15,13 @@ _WHY = {
     "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",
     "ranked_out": "a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
     "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
+    "reranked_out": "a first-stage candidate holds it whole, but the reranker {reranker} dropped "
+    "that chunk from the top {k}",
 }
+_WHY_FIRST_STAGE = (
+    "a chunk holds it whole, but the retriever did not rank that chunk in its {candidates} "
+    "candidates for the reranker: the first stage lost it"
+)
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
 _OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
@@ -36,7 +42,9 @@ def explain(result: CaseResult) -> str:
             f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
             + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
         )
-    why = _WHY[result.verdict].format(k=result.k)
+    why = _WHY[result.verdict].format(k=result.k, reranker=result.reranker)
+    if result.verdict == "ranked_out" and result.reranker is not None:
+        why = _WHY_FIRST_STAGE.format(candidates=result.candidates)
     if result.verdict == "absent" and result.outside and not result.missing:
         why = _WHY_OUTSIDE
     elif result.verdict == "absent" and result.docs is not None:
@@ -61,6 +69,16 @@ def explain(result: CaseResult) -> str:
     if result.verdict == "ranked_out":
         lines.append(f"  {_how_deep(result)}")
         lines += _also_holding(result)
+    if result.verdict == "reranked_out" and result.candidate_rank is not None:
+        score = (
+            f", first-stage score {result.candidate_score:.4g}"
+            if result.candidate_score is not None
+            else ""
+        )
+        lines.append(
+            f"  the chunk that holds it was candidate {result.candidate_rank} of "
+            f"{result.candidates}{score}; the reranker's stage dropped it"
+        )
     if result.pieces_retrieved:
         lines.append(
             "  every piece of the span came back in the top k, in separate chunks: a reader "

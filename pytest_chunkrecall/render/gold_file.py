@@ -65,7 +65,9 @@ def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[Line]:
         f"  corpus {info['corpus']}: {count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
         f"chunker {_call(info['chunker'], info['chunker_args'])} -> {count(info['chunks'], 'chunk')}"
         + f" (index x{geometry['index_multiplier']:.2f})"
-        + f"; retriever {_call(info['retriever'], info['retriever_args'])}, k={info['k']}"
+        + f"; retriever {_call(info['retriever'], info['retriever_args'])}"
+        + _reranker_text(info)
+        + f", k={info['k']}"
     )
     lines = [
         Line("info", corpus),
@@ -88,6 +90,16 @@ def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[Line]:
             )
         )
     return lines
+
+
+def _reranker_text(info: GoldFacts) -> str:
+    """`` -> 50 candidates; reranker shop.rank:rerank``, with a second stage."""
+    if "reranker" not in info:
+        return ""
+    return (
+        f" -> {info.get('candidates', 0)} candidates; reranker "
+        f"{_call(info['reranker'], info.get('reranker_args') or {})}"
+    )
 
 
 def _split_cases(results: list[CaseFact], unit: str, *, verbose: bool) -> list[Line]:

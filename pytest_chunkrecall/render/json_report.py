@@ -38,14 +38,14 @@ def head(
     (``completeness``); the sweep, and the gates' decision when a baseline was compared."""
     data: dict[str, Any] = {
         "chunkrecall_report": FORMAT,
-        "totals": summary.totals.to_json(),
+        "totals": {**summary.totals.to_json(), "funnel": summary.funnel.to_json()},
         "gold_files": [
             {
                 "path": gold.path,
                 # a gold file none of whose cases ran was never chunked: null, not missing
                 **{"chunks": None, "corpus_chars": None, **(gold.info or {})},
                 "spans": gold.analysis,
-                "totals": gold.totals.to_json(),
+                "totals": {**gold.totals.to_json(), "funnel": gold.funnel.to_json()},
             }
             for gold in summary.gold_files
         ],
@@ -92,6 +92,7 @@ def comparison_json(comparison: Comparison) -> dict[str, Any]:
         "improvements": ids(r for r, _ in comparison.improvements),
         "known_misses": ids(comparison.known_misses),
         "new": ids(comparison.new),
+        "stage_changes": ids(comparison.stage_changes),
         "removed": list(comparison.removed),
         "common_cases": comparison.common,
         "baseline_hits": comparison.baseline_hits,

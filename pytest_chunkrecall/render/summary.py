@@ -12,7 +12,7 @@ from typing import Literal
 
 from ..baseline.gating import GateOutcome, regression_note
 from ..errors import counted
-from ..run.fold import RunSummary
+from ..run.fold import GoldFileRun, RunSummary
 from . import gold_file, terminal
 from .terminal import Kind, Line
 
@@ -70,8 +70,12 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
         )
         if setup:
             said.setdefault(setup, gold.path)
+        if gold.staged and len(summary.gold_files) > 1:
+            lines.append(Line("info", "  " + funnel_text(summary, gold)))
     verdicts = terminal.verdict_counts(totals, expected=summary.expected_misses)
     lines.append(Line("info", verdicts))
+    if totals.cases:
+        lines.append(Line("info", funnel_text(summary)))
     rows = summary.sweep_rows
     if rows:
         table = [row.to_json(rows[0]) for row in rows]
@@ -117,6 +121,19 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
         accept = f"chunkrecall: to accept this state as the new baseline, run: {context.accept}"
         lines.append(Line("info", accept))
     return lines
+
+
+def funnel_text(summary: RunSummary, gold: GoldFileRun | None = None) -> str:
+    """The funnel line of the run, or of one of its gold files (see :func:`terminal.funnel_line`)."""
+    files = [gold] if gold is not None else summary.gold_files
+    infos = [each.info for each in files if each.info is not None and "error" not in each.info]
+    ks = {info["k"] for info in infos if "k" in info}
+    return terminal.funnel_line(
+        gold.funnel if gold is not None else summary.funnel,
+        loader=any("loader" in info for info in infos),
+        reranker=any("reranker" in info for info in infos),
+        k=ks.pop() if len(ks) == 1 else None,
+    )
 
 
 def slow_listing(failed: int) -> str:

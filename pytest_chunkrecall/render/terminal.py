@@ -7,6 +7,7 @@ from typing import Any, Literal, NamedTuple
 
 from ..baseline.saved import Comparison
 from ..evaluation.results import CaseResult, Totals
+from ..run.fold import Funnel
 
 Kind = Literal[
     "headline",  # the run's hit-rate
@@ -50,8 +51,15 @@ def ranks_line(totals: Totals) -> str:
 
 
 def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
-    """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected."""
-    line = "verdicts: " + ", ".join(f"{name} {count}" for name, count in totals.verdicts.items())
+    """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected.
+
+    The verdicts of a loader's and a reranker's stage are named when a case has one.
+    """
+    line = "verdicts: " + ", ".join(
+        f"{name} {count}"
+        for name, count in totals.verdicts.items()
+        if count or name not in _STAGE_VERDICTS
+    )
     misses = totals.cases - totals.hits
     if expected:
         line += f" ({expected} of the {count(misses, 'miss', 'misses')} expected)"
@@ -61,6 +69,28 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
             "(each piece in some top-k chunk)"
         )
     return line
+
+
+_STAGE_VERDICTS = ("unparsed", "reranked_out")
+
+
+def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) -> str:
+    """``funnel: 64 cases → 63 loaded → 62 kept whole by chunking → 61 in the candidates →
+    58 in the top 3 (lost: 1 unparsed, 1 split, 1 ranked_out, 3 reranked_out)``.
+
+    The loaded and candidates steps are shown where a loader and a reranker are
+    configured (or a case was lost there); ``k`` is the top k's size when every
+    gold file has the same.
+    """
+    steps = [count(funnel.cases, "case")]
+    if loader or funnel.loaded != funnel.cases:
+        steps.append(f"{funnel.loaded:,} loaded")
+    steps.append(f"{funnel.whole:,} kept whole by chunking")
+    if reranker or funnel.candidates != funnel.top_k:
+        steps.append(f"{funnel.candidates:,} in the candidates")
+    steps.append(f"{funnel.top_k:,} in the top {k if k is not None else 'k'}")
+    lost = ", ".join(f"{number:,} {verdict}" for verdict, number in funnel.lost.items())
+    return "funnel: " + " → ".join(steps) + (f" (lost: {lost})" if lost else "")
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:
@@ -154,6 +184,14 @@ def comparison_lines(
         )
     for case, entry in comparison.improvements:
         lines.append(Line("info", f"  improvement {case.gold_file}::{case.id}: {entry} -> {case}"))
+    for case in comparison.stage_changes:
+        lines.append(
+            Line(
+                "info",
+                f"  stage changed {case.gold_file}::{case.id}: ranked_out -> reranked_out "
+                "(the first stage now finds it and the reranker drops it: not a regression)",
+            )
+        )
     for case in comparison.new:
         lines.append(Line("info", f"  new {case.gold_file}::{case.id}: {case}"))
     for nodeid in comparison.removed:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 import numbers
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..callables import accepts, iterable, shape, text_of
@@ -26,11 +26,20 @@ _SEARCH_METHODS = ("retrieve", "search", "invoke", "similarity_search")
 
 @dataclass(frozen=True)
 class Retrieved:
-    """One search result: its rank (1-based), its text, and the chunk it is (when known)."""
+    """One search result: its rank (1-based), its text, and the chunk it is (when known).
+
+    ``score`` is the score the retriever gave it, where it gives one; ``source``
+    the result as the retriever returned it (a reranker from the same library
+    is handed it back); ``candidate_rank``, after a reranker, its rank among
+    the first stage's candidates.
+    """
 
     rank: int
     text: str
     chunk: Chunk | None
+    score: float | None = None
+    source: Any = field(default=None, compare=False, repr=False)
+    candidate_rank: int | None = None
 
 
 def search_function(built: Any, *, name: str, where: str | None) -> SearchFunction:
@@ -98,12 +107,29 @@ def _one_result(
     result: Any, rank: int, *, chunks: Sequence[Chunk], by_text: Mapping[str, int], name: str
 ) -> Retrieved:
     item = result
+    score: Any = None
     # numbers.Integral and numbers.Real, not int and float: numpy's integers and
     # float32 scores (what an argsort over a score vector gives) are no subclasses.
     if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
-        item = item[0]  # (result, score)
+        item, score = item  # (result, score)
     if not isinstance(item, str | numbers.Integral | Chunk | Mapping) and hasattr(item, "node"):
+        score = getattr(item, "score", None)
         item = item.node  # a scored node, as LlamaIndex returns
+    found = _one_item(item, result, rank, chunks=chunks, by_text=by_text, name=name)
+    if isinstance(score, numbers.Real) and not isinstance(score, bool):
+        return replace(found, score=float(score))
+    return found
+
+
+def _one_item(
+    item: Any,
+    result: Any,
+    rank: int,
+    *,
+    chunks: Sequence[Chunk],
+    by_text: Mapping[str, int],
+    name: str,
+) -> Retrieved:
     index: Any = None
     text: Any = None
     if isinstance(item, numbers.Integral) and not isinstance(item, bool):
@@ -131,14 +157,14 @@ def _one_result(
                 f"retriever {name} returned index {index!r} at rank {rank}, but the chunk "
                 f"list has indexes 0 to {len(chunks) - 1}"
             )
-        return Retrieved(rank, chunks[int(index)].text, chunks[int(index)])
+        return Retrieved(rank, chunks[int(index)].text, chunks[int(index)], source=result)
     if not isinstance(text, str):
         raise ChunkrecallError(
             f"retriever {name} returned {shape(result)} at rank {rank}; each result must be "
             f"{RESULT_SHAPES}"
         )
     known = by_text.get(text)
-    return Retrieved(rank, text, chunks[known] if known is not None else None)
+    return Retrieved(rank, text, chunks[known] if known is not None else None, source=result)
 
 
 def _with_k(method: Callable[..., Any], *, keyword: bool, fixed: bool) -> SearchFunction:

@@ -68,6 +68,10 @@ class CaseEntry(_EveryCase, total=False):
     span_at: dict[str, Any] | None
     docs: list[str] | None
     elsewhere: list[str]
+    candidates: int | None
+    candidate_rank: int | None
+    candidate_score: float | None
+    reranker: str | None
     sweep: list[dict[str, Any]]
 
 

@@ -29,11 +29,75 @@ REPORT_FORMAT = 1
 """The JSON report's ``chunkrecall_report`` version: what a fold's report is written as and
 read back from."""
 
-SETUP_KEYS = ("chunker", "chunker_args", "retriever", "retriever_args", "k", "match")
-"""What the baseline records of each gold file's setup."""
+SETUP_KEYS = (
+    "chunker",
+    "chunker_args",
+    "retriever",
+    "retriever_args",
+    "k",
+    "match",
+    "reranker",
+    "reranker_args",
+    "candidates",
+)
+"""What the baseline records of each gold file's setup (the reranker's keys only with one)."""
 
 WORST_SPLITS = 10
 """How many of the longest split spans the Markdown summary lists."""
+
+
+@dataclass(frozen=True)
+class Funnel:
+    """Where recall goes, stage by stage, over the same cases, counted from their verdicts.
+
+    A case's verdict is the first stage that lost it: ``loaded`` is ``cases``
+    less the ``unparsed`` ones (the loader lost them), ``whole`` less the
+    ``split`` ones (chunking cut them) and the ``absent`` ones (in no loaded
+    document: a gold-data error, listed apart), ``candidates`` less the
+    ``ranked_out`` ones (the first stage missed them), ``top_k`` less the
+    ``reranked_out`` ones (the reranker dropped them): the hits. Each step is
+    the one before less its losses, so the steps add up. Without a loader
+    ``loaded`` is ``cases``; without a reranker ``candidates`` is ``top_k``.
+    """
+
+    cases: int
+    loaded: int
+    whole: int
+    candidates: int
+    top_k: int
+    lost: dict[str, int]  # by verdict, in stage order, those with a case only
+
+    @classmethod
+    def of(cls, totals: Totals) -> Funnel:
+        """The funnel of ``totals``' verdict counts."""
+        counts = totals.verdicts
+        lost = {verdict: counts.get(verdict, 0) for verdict in FUNNEL_LOSSES}
+        loaded = totals.cases - lost["unparsed"]
+        whole = loaded - lost["split"] - lost["absent"]
+        candidates = whole - lost["ranked_out"]
+        top_k = candidates - lost["reranked_out"]
+        return cls(
+            totals.cases,
+            loaded,
+            whole,
+            candidates,
+            top_k,
+            {verdict: count for verdict, count in lost.items() if count},
+        )
+
+    def to_json(self) -> dict[str, int]:
+        """The report's ``funnel`` object."""
+        return {
+            "cases": self.cases,
+            "loaded": self.loaded,
+            "whole": self.whole,
+            "candidates": self.candidates,
+            "top_k": self.top_k,
+        }
+
+
+FUNNEL_LOSSES = ("unparsed", "split", "absent", "ranked_out", "reranked_out")
+"""The verdicts of a miss, in the order of the stages that lose them."""
 
 
 @dataclass(frozen=True)
@@ -59,6 +123,16 @@ class GoldFileRun:
     totals: Totals
     analysis: SpanAnalysis | None
 
+    @property
+    def funnel(self) -> Funnel:
+        """Where this gold file's recall goes, stage by stage."""
+        return Funnel.of(self.totals)
+
+    @property
+    def staged(self) -> bool:
+        """Whether a stage besides chunking and ranking is configured: a loader or a reranker."""
+        return self.info is not None and ("reranker" in self.info or "loader" in self.info)
+
     def entries(self) -> dict[str, Entry]:
         """What the baseline records of each evaluated case, by id."""
         return {fact.id: Entry(fact.verdict, fact.rank, fact.span_split) for fact in self.cases}
@@ -79,6 +153,11 @@ class RunSummary:
     sweep_rows: list[sweep.SweepRow]
     worst_splits: list[SplitCase]
     setup_args: list[str]
+
+    @property
+    def funnel(self) -> Funnel:
+        """Where the run's recall goes, stage by stage."""
+        return Funnel.of(self.totals)
 
     @property
     def evaluated_files(self) -> set[str]:
@@ -104,7 +183,7 @@ class RunSummary:
 def setups_of(gold_info: Mapping[str, GoldInfo]) -> dict[str, dict[str, object]]:
     """What each gold file evaluated was configured with, as the baseline records it."""
     return {
-        path: {key: info[key] for key in SETUP_KEYS}  # type: ignore[literal-required]
+        path: {key: info[key] for key in SETUP_KEYS if key in info}  # type: ignore[literal-required]
         for path, info in gold_info.items()
         if "error" not in info
     }
