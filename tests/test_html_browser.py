@@ -115,6 +115,21 @@ def test_every_case_is_drawn_with_its_verdict(shop, example):
         assert shown.strip().endswith(str(count)), (verdict, shown)
 
 
+def test_the_funnel_says_what_the_summary_says(shop, example):
+    page = shop.open()
+    funnel = example["report"]["totals"]["funnel"]
+    steps = page.eval_on_selector_all(
+        "[data-funnel]", "els => els.map(e => [e.dataset.funnel, e.textContent])"
+    )
+    # the example project has a reranker: every step but loaded (it has no loader)
+    assert [name for name, _ in steps] == ["cases", "whole", "candidates", "top_k"]
+    assert all(text.startswith(f"{funnel[name]} ") for name, text in steps)
+    assert page.text_content("p.funnel") == (
+        "64 cases → 63 kept whole by chunking → 62 in the candidates → 61 in the top 3 "
+        "(lost: 1 split, 1 ranked_out, 1 reranked_out)"
+    )
+
+
 def test_every_chunk_window_is_drawn_once_its_document_is_open(shop, example):
     page = shop.open("#documents")
     page.eval_on_selector_all("details.doc", "els => els.forEach(e => { e.open = true; })")

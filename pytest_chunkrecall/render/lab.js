@@ -7,8 +7,8 @@
   "use strict";
   var data = JSON.parse(document.getElementById("lab-data").textContent);
   var SVG = "http://www.w3.org/2000/svg";
-  var VERDICTS = ["hit", "split", "ranked_out", "absent"];
-  var SYMBOL = { hit: "\u2713", split: "\u2702", ranked_out: "\u2193", absent: "\u2205" };
+  var VERDICTS = ["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"];
+  var SYMBOL = { hit: "\u2713", split: "\u2702", ranked_out: "\u2193", absent: "\u2205", unparsed: "\u2298", reranked_out: "\u21a1" };
   var views = {};
   var caseEls = {};
   var markEls = {};
@@ -145,6 +145,26 @@
   }
 
   // ---- overview ------------------------------------------------------------------------
+  // Where recall goes, stage by stage: the steps of totals.funnel, as the terminal summary says them.
+  function funnel(f, v, golds) {
+    var loader = golds.some(function (g) { return g.loader; }), reranker = golds.some(function (g) { return g.reranker; });
+    var ks = golds.map(function (g) { return g.k; }).filter(function (k, i, all) { return has(k) && all.indexOf(k) === i; });
+    var steps = [[f.cases, f.cases === 1 ? "case" : "cases", "cases"]];
+    if (loader || f.loaded !== f.cases) steps.push([f.loaded, "loaded", "loaded"]);
+    steps.push([f.whole, "kept whole by chunking", "whole"]);
+    if (reranker || f.candidates !== f.top_k) steps.push([f.candidates, "in the candidates", "candidates"]);
+    steps.push([f.top_k, "in the top " + (ks.length === 1 ? ks[0] : "k"), "top_k"]);
+    var parts = [];
+    steps.forEach(function (step, i) {
+      if (i) parts.push(" \u2192 ");
+      parts.push(h("span", { "data-funnel": step[2] }, [h("b", { text: String(step[0]) }), " " + step[1]]));
+    });
+    var lost = ["unparsed", "split", "absent", "ranked_out", "reranked_out"].filter(function (n) { return v[n]; })
+      .map(function (n) { return v[n] + " " + n; });
+    if (lost.length) parts.push(" (lost: " + lost.join(", ") + ")");
+    return h("p", { class: "funnel" }, parts);
+  }
+
   function overview() {
     var o = data.overview, t = o.totals || {}, v = t.verdicts || {};
     var sec = views.overview;
@@ -158,9 +178,13 @@
     sec.appendChild(h("p", {}, VERDICTS.map(function (name) {
       return h("a", { href: "#cases:" + name, class: "verdict-link", "data-verdict-count": name, style: "margin-right:1rem" }, [verdictBadge(name), " " + (v[name] || 0)]);
     })));
+    if (t.funnel) {
+      sec.appendChild(h("h3", { text: "Funnel" }));
+      sec.appendChild(funnel(t.funnel, v, o.gold_files || []));
+    }
     sec.appendChild(h("h3", { text: "Gold files" }));
     sec.appendChild(table(
-      ["gold file", "hit-rate", "MRR", "split spans", "hit / split / ranked_out / absent", "chunks", "chunker", "retriever", "k"],
+      ["gold file", "hit-rate", "MRR", "split spans", VERDICTS.join(" / "), "chunks", "chunker", "retriever", "k"],
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
@@ -224,7 +248,8 @@
     if (c.needles && c.needles.length) row("needles", joined(c.needles.map(function (n) { return h("span", {}, ["\u201c", bdi(n), "\u201d"]); }), "; "));
     row("span", c.span ? h("span", {}, [bdi(c.span), has(c.span_length) ? " (" + c.span_length + " " + (c.unit || "chars") + ")" : ""]) : null);
     row("verdict", h("span", {}, [verdictBadge(c.verdict), has(c.rank) ? " at rank " + c.rank + " of k=" + c.k : " (k=" + c.k + ")", c.span_split ? " \u2014 the span is whole in no chunk" : ""]));
-    if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
+    if (has(c.candidate_rank)) row("candidate rank", h("span", {}, ["the holding chunk was candidate " + c.candidate_rank + " of " + c.candidates + " for the reranker ", bdi(c.reranker || ""), has(c.candidate_score) ? " (first-stage score " + num(c.candidate_score, 4) + ")" : ""]));
+    else if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
     if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
     if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
     if (has(c.pieces_retrieved)) row("pieces retrieved", c.pieces_retrieved ? "yes: each piece between the cuts is in some top-k chunk" : "no");
