@@ -233,3 +233,59 @@ def test_ranked_out_becoming_reranked_out_is_a_change_of_stage_not_a_regression(
             "hold it and the reranker drops it, a change of stage, not a regression)*",
         ]
     )
+
+
+def test_the_sweep_takes_candidates_as_a_setting(staged):
+    # Reverse puts the last candidate first: with one candidate, BM25's own first is kept
+    staged.gold(GOLD.replace("rerank:no_restocking", "rerank:Reverse"))
+    result, report = staged.report("--chunkrecall-sweep", "candidates=1,7")
+    rows = {row["label"]: row for row in report["sweep"]["rows"]}
+    assert list(rows) == ["configured (candidates=3)", "candidates=1", "candidates=7"]
+    assert rows["configured (candidates=3)"]["hits"] == report["totals"]["hits"] == 0
+    assert rows["candidates=1"]["hits"] == 2  # refund-window and restocking, BM25's firsts
+    result.stdout.fnmatch_lines(["chunkrecall sweep 'candidates=1,7':", "*candidates=1 * 2/4 *"])
+
+
+def test_sweeping_candidates_without_a_reranker_is_a_usage_error(shop):
+    shop.gold(GOLD.replace("    reranker: rerank:no_restocking\n", ""))
+    result = shop.run("--chunkrecall-sweep", "candidates=5,10")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*candidates= sets how many chunks the retriever gives*"])
+
+
+def test_markdown_junit_and_trec_carry_the_second_stage(staged, monkeypatch):
+    import xml.etree.ElementTree as ET
+
+    from pytest_chunkrecall.__main__ import main
+
+    staged.report("--chunkrecall-markdown", "summary.md", "--junitxml=junit.xml")
+    assert f"\n{FUNNEL}\n" in (staged.path / "summary.md").read_text(encoding="utf-8")
+    properties = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in ET.parse(staged.path / "junit.xml").iter("testcase")
+    }
+    assert properties["restocking"]["verdict"] == "reranked_out"
+    assert properties["restocking"]["candidate_rank"] == "1"
+    assert properties["warranty"]["candidate_rank"] == ""
+    monkeypatch.chdir(staged.path)
+    assert main(["export", "trec", "chunkrecall.json", "--out", "trec"]) == 0
+    qrels = (staged.path / "trec" / "qrels.txt").read_text(encoding="utf-8").splitlines()
+    # the candidate that held it is relevant, though the reranker dropped it
+    assert "gold/policies.yaml::restocking 0 docs/policies.md#5 1" in qrels
+
+
+def test_merged_shards_have_the_funnel_of_the_one_run(staged, monkeypatch, capsys):
+    from pytest_chunkrecall.__main__ import main
+
+    _, single = staged.report()
+    monkeypatch.chdir(staged.path)
+    staged.run("-k", "refund or restocking", "--chunkrecall-report", "a.json")
+    staged.run("-k", "not refund and not restocking", "--chunkrecall-report", "b.json")
+    assert main(["merge", "a.json", "b.json", "--out", "merged.json"]) == 0
+    merged = json.loads((staged.path / "merged.json").read_text(encoding="utf-8"))
+    assert merged["totals"]["funnel"] == single["totals"]["funnel"]
+    assert merged["gold_files"][0]["totals"]["funnel"] == single["totals"]["funnel"]
+    staged.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    capsys.readouterr()
+    assert main(["compare", "merged.json", "--baseline", "base.json"]) == 0
+    assert FUNNEL in capsys.readouterr().out.splitlines()

@@ -20,6 +20,7 @@ from ..config.settings import (
     DEFAULT_MATCH,
     DEFAULT_RETRIEVER,
     Settings,
+    check_setting,
 )
 from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
@@ -153,6 +154,18 @@ class Plan:
     def with_chunker(self, chunker: Component) -> Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)
+
+    def with_candidates(self, candidates: Any) -> Plan:
+        """This plan with the first stage asked for ``candidates`` chunks (a sweep's setting).
+
+        Raises :class:`ChunkrecallError` when that is no number of chunks, or fewer than k.
+        """
+        value, problem = check_setting("candidates", candidates)
+        if problem is None and value < self.k():
+            problem = f"is less than k ({self.k()})"
+        if problem is not None:
+            raise ChunkrecallError(f"candidates={candidates!r} {problem}")
+        return replace(self, settings=replace(self.settings, candidates=value))
 
     def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""

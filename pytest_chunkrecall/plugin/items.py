@@ -72,10 +72,10 @@ def sweep_problem(config: pytest.Config, the_plan: Plan) -> str | None:
         return None
     chunker = the_plan.chunker
     try:
-        sweepable.targets(chunker.obj, opts.sweep[0], chunker=chunker.name)
+        sweepable.targets(chunker.obj, sweep.chunker_setting(opts.sweep[0]), chunker=chunker.name)
     except ChunkrecallError as exc:
         return exc.message
-    return None
+    return sweep.stage_problem(the_plan, opts.sweep[0])
 
 
 def sweep_usage_error(config: pytest.Config) -> pytest.UsageError | None:

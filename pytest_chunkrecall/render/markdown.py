@@ -11,6 +11,7 @@ from ..files import MARKER
 from ..run.fold import RunSummary
 from . import terminal
 from .markdown_text import markdown_text
+from .summary import funnel_text
 
 
 def render(
@@ -44,6 +45,8 @@ def render(
             f"{_code(info.get('retriever', ''))} | {info.get('k', '')} |"
         )
     lines.append("")
+    if totals.cases:
+        lines += [funnel_text(summary), ""]
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     for failure in gate_failures:

@@ -56,6 +56,27 @@ def parse(spec: str) -> list[dict[str, Any]]:
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
 
 
+STAGE_SETTINGS = ("candidates",)
+"""Sweep settings that are no chunker argument: the first stage's depth before a reranker."""
+
+
+def chunker_setting(setting: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a sweep setting that goes to the chunker."""
+    return {name: value for name, value in setting.items() if name not in STAGE_SETTINGS}
+
+
+def stage_problem(plan: Plan, setting: Mapping[str, Any]) -> str | None:
+    """Why a sweep setting's stage part cannot be applied to ``plan``, or ``None``."""
+    if "candidates" not in setting:
+        return None
+    if plan.reranker is None:
+        return (
+            "candidates= sets how many chunks the retriever gives the reranker, and this gold "
+            "file has no reranker (set reranker:, or chunkrecall_reranker)"
+        )
+    return None
+
+
 def contributions(
     plan: Plan,
     case: Case,
@@ -67,14 +88,19 @@ def contributions(
     """What one case adds to each row: the configured setting (its result), then each setting."""
     chunker = plan.chunker
     try:
-        targets = sweepable.targets(chunker.obj, settings[0], chunker=chunker.name)
+        names = chunker_setting(settings[0])
+        targets = sweepable.targets(chunker.obj, names, chunker=chunker.name)
     except ChunkrecallError as exc:  # checked at collection; evaluated in code, it may not be
         return [{"error": exc.message}] * (len(settings) + 1)
     configured = sweepable.configured(chunker.obj, chunker.args, targets)
+    if "candidates" in settings[0]:
+        configured["candidates"] = plan.candidates
     found = [{**_contribution(plan, suite, result), "configured": configured}]
     for setting in settings:
         try:
-            at = plan.with_chunker(swept(chunker, setting, targets))
+            at = plan.with_chunker(swept(chunker, chunker_setting(setting), targets))
+            if "candidates" in setting:
+                at = at.with_candidates(setting["candidates"])
             other = at.suite(suites)
             found.append(_contribution(at, other, at.evaluate(other, case)))
         except ChunkrecallError as exc:
