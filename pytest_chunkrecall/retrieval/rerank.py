@@ -269,7 +269,7 @@ def _candidate(
     known = by_identity.get(id(item))
     if known is not None:
         return known
-    if isinstance(item, Chunk):
+    if isinstance(item, Chunk) and item.index >= 0:
         same = by_index.get(item.index)
         if same is not None and same.chunk == item:
             return same

@@ -32,7 +32,7 @@ LANGCHAIN = """
     from langchain_core.documents import Document
     from langchain_core.embeddings import Embeddings
 
-    from embeddings import MODEL
+    from stage_embeddings import MODEL
 
 
     class WordLlamaEmbeddings(Embeddings):
@@ -62,7 +62,7 @@ LLAMAINDEX = """
     from llama_index.core.postprocessor.types import BaseNodePostprocessor
     from llama_index.core.schema import TextNode
 
-    from embeddings import MODEL
+    from stage_embeddings import MODEL
 
 
     class WordLlamaEmbedding(BaseEmbedding):
@@ -119,9 +119,9 @@ def report(pytester: pytest.Pytester) -> tuple[pytest.RunResult, dict]:
 
 def test_a_compression_retriever_s_filter_is_the_second_stage(project):
     pytester = project(
-        {**INI, "retriever": "rag:compressed", "retriever_args": {"threshold": 0.37}},
+        {**INI, "retriever": "stages:compressed", "retriever_args": {"threshold": 0.37}},
         CASES,
-        modules={"embeddings": EMBEDDINGS, "rag": LANGCHAIN},
+        modules={"stage_embeddings": EMBEDDINGS, "stages": LANGCHAIN},
     )
     result, data = report(pytester)
     assert result.ret == 1
@@ -131,7 +131,7 @@ def test_a_compression_retriever_s_filter_is_the_second_stage(project):
     assert (cases["repairs"]["verdict"], cases["repairs"]["candidate_rank"]) == ("hit", 1)
     # BM25 found the loyalty chunk first; the embeddings filter dropped it.
     assert (cases["points"]["verdict"], cases["points"]["candidate_rank"]) == ("reranked_out", 1)
-    assert cases["points"]["reranker"] == "rag:compressed (its base_compressor)"
+    assert cases["points"]["reranker"] == "stages:compressed (its base_compressor)"
     assert data["totals"]["funnel"] == {
         **{"cases": 3, "loaded": 3, "whole": 3},
         **{"candidates": 3, "top_k": 2},
@@ -139,7 +139,7 @@ def test_a_compression_retriever_s_filter_is_the_second_stage(project):
     result.stdout.fnmatch_lines(
         [
             "*reranked_out — a first-stage candidate holds it whole, but the reranker "
-            "rag:compressed (its base_compressor) dropped that chunk from the top 1",
+            "stages:compressed (its base_compressor) dropped that chunk from the top 1",
             "funnel: 3 cases → 3 kept whole by chunking → 3 in the candidates → 2 in the top 1 "
             "(lost: 1 reranked_out)",
         ]
@@ -150,12 +150,12 @@ def test_llamaindex_postprocessors_drop_by_score_and_by_keyword(project):
     pytester = project(
         {
             **INI,
-            "retriever": "rag:retriever",
-            "reranker": "rag:steps",
+            "retriever": "stages:retriever",
+            "reranker": "stages:steps",
             "reranker_args": {"cutoff": 0.37, "exclude": ["Leeds"]},
         },
         CASES,
-        modules={"embeddings": EMBEDDINGS, "rag": LLAMAINDEX},
+        modules={"stage_embeddings": EMBEDDINGS, "stages": LLAMAINDEX},
     )
     result, data = report(pytester)
     assert result.ret == 1
