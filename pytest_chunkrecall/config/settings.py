@@ -22,7 +22,11 @@ SETTING_KEYS = (
     "k",
     "match",
     "fuzzy_threshold",
+    "loader",
+    "reference_loader",
 )
+# Settings that name a function as "module:attr".
+FUNCTION_KEYS = ("chunker", "retriever", "loader", "reference_loader")
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
@@ -50,6 +54,8 @@ class Settings:
     k: int | None = None
     match: str | None = None
     fuzzy_threshold: float | None = None
+    loader: str | None = None
+    reference_loader: str | None = None
     corpus_base: Path | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -120,7 +126,7 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
             hint = did_you_mean(str(value), MATCH_MODES)
             return value, f"must be one of {', '.join(MATCH_MODES)}, not {shown(value)}{hint}"
         return value, None
-    if key in ("chunker", "retriever"):
+    if key in FUNCTION_KEYS:
         if not isinstance(value, str):
             return value, f"must be 'module:attr' text, not {type(value).__name__}"
         if not _ENTRY_POINT.match(value):

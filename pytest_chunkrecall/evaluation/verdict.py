@@ -20,19 +20,26 @@ from typing import Any
 
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
-from .closest import closest
+from .closest import closest, closest_in
 from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
 from .finder import Finder, Location
-from .results import CaseResult, ChunkView, Held, SpanAt, Verdict
+from .reference import Reference
+from .results import CaseResult, ChunkView, Held, LoadingLoss, SpanAt, Verdict
 from .units import TopK, Units, units_of
 
 
-def decide(ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool]) -> Verdict:
+def decide(
+    ranks: Sequence[int | None], *, absent: bool, whole: Sequence[bool], unparsed: bool = False
+) -> Verdict:
     """The verdict, from each unit's first rank in the top k and what the corpus says of a miss.
 
-    ``absent``: a unit, or a part of the span, is not in the corpus; ``whole[i]``:
-    some chunk of the corpus holds unit ``i`` whole.
+    ``absent``: a unit, or a part of the span, is not in the corpus; ``unparsed``:
+    what the loaded corpus lacks, the reference text of a source file has (the
+    loader lost it); ``whole[i]``: some chunk of the corpus holds unit ``i`` whole.
+    The first stage that lost the case decides: loading, then chunking, then ranking.
     """
+    if unparsed:
+        return "unparsed"
     if absent:
         return "absent"
     if all(rank is not None for rank in ranks):
@@ -98,12 +105,16 @@ def judge(
     docs: Collection[str] | None = None,
     length: Callable[[str], int] = len,
     unit: str = "chars",
+    reference: Reference | None = None,
 ) -> CaseResult:
-    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out or absent.
+    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, absent,
+    or, with a ``reference`` (the source files of a corpus read through a loader),
+    unparsed.
 
     A pure function of what came back and of ``finder`` (the corpus and its
     chunks seen through the case's match mode). ``docs`` pins the documents
-    that count; ``length`` measures the span and the chunks around a cut.
+    that count; ``length`` measures the span and the chunks around a cut. The
+    reference text is read only for a case whose span the corpus lacks.
     """
     retrieved = TopK.of(top, finder, docs)
     units = units_of(case, finder, docs)
@@ -118,12 +129,75 @@ def judge(
         for pattern, where in zip(units.patterns, locations, strict=True)
         if not where.present
     ]
+    lacking = bool(absent or units.outside)
+    loading: LoadingLoss | None = None
+    notes: list[str] = []
+    if lacking and reference is not None:
+        present = {p for p, where in zip(units.patterns, locations, strict=True) if where.present}
+        loading, notes = lost_in_loading(case, finder, reference, present=present, docs=docs)
     verdict = decide(
-        ranks, absent=bool(absent or units.outside), whole=[where.whole for where in locations]
+        ranks,
+        absent=lacking,
+        whole=[where.whole for where in locations],
+        unparsed=loading is not None,
     )
     if verdict == "hit":
         return _hit(context, holding)
-    return _miss(context, verdict, holding, locations, absent)
+    return _miss(context, verdict, holding, locations, absent, loading=loading, notes=notes)
+
+
+def lost_in_loading(
+    case: Case,
+    finder: Finder,
+    reference: Reference,
+    *,
+    present: Collection[str] = (),
+    docs: Collection[str] | None = None,
+) -> tuple[LoadingLoss | None, list[str]]:
+    """What the loader lost of ``case``, when the reference text has the whole case (its
+    span, or every needle) that the loaded corpus (``finder``) lacks; and the notes on
+    the source files (in ``docs``) that have no reference text to check against.
+
+    ``present`` are the case's units (prepared) that the loaded corpus does have: the
+    loss shown is the first unit it does not.
+    """
+    notes = [note.text for note in reference.notes if docs is None or note.doc in docs]
+    seen = reference.finder(finder.matcher)
+    units = units_of(case, seen, docs)
+    if not units.patterns or units.missing or units.outside:
+        return None, notes
+    places = [seen.locate(pattern, docs) for pattern in units.patterns]
+    if not all(place.present for place in places):
+        return None, notes
+    lost = next(
+        (number for number, pattern in enumerate(units.patterns) if pattern not in present), 0
+    )
+    pattern, occurrence = units.patterns[lost], places[lost].occurrence
+    assert occurrence is not None  # a corpus without chunks has places, never holders
+    loaded = closest_in(finder, pattern, occurrence.doc)
+    text = seen.document(occurrence.doc).text
+    return (
+        LoadingLoss(
+            pattern=units.written[pattern],
+            doc=occurrence.doc,
+            reference=excerpt(text, occurrence.start, occurrence.end),
+            loaded=loaded.text if loaded is not None else None,
+            loaded_score=loaded.score if loaded is not None else None,
+            loaded_chars=len(finder.document(occurrence.doc).text),
+        ),
+        notes,
+    )
+
+
+EXCERPT_REACH = 60  # characters of reference text shown either side of a lost span
+
+
+def excerpt(text: str, start: int, end: int, reach: int = EXCERPT_REACH) -> str:
+    """``text[start:end]`` with up to ``reach`` characters either side, on one line, and an
+    ellipsis where it was cut."""
+    low, high = max(0, start - reach), min(len(text), end + reach)
+    shown = " ".join(text[low:high].split())
+    return ("…" if low else "") + shown + ("…" if high < len(text) else "")
 
 
 def _hit_in_top(units: Units, holding: Sequence[list[int]], top: TopK, finder: Finder) -> bool:
@@ -172,11 +246,15 @@ def _miss(
     holding: Sequence[list[int]],
     locations: Sequence[Location],
     absent: list[str],
+    *,
+    loading: LoadingLoss | None = None,
+    notes: Sequence[str] = (),
 ) -> CaseResult:
     """A miss's entry: what the corpus says of the span, for the failure message and the report.
 
     ``holding`` gives the ranks that hold each unit, ``locations`` where the
-    corpus has it, and ``absent`` what of the span it does not have.
+    corpus has it, and ``absent`` what of the span it does not have; ``loading``
+    what the loader lost of it, and ``notes`` the source files it was not checked against.
     """
     units, finder, top, docs = context.units, context.finder, context.top, context.docs
     ranks = [found[0] if found else None for found in holding]
@@ -206,7 +284,9 @@ def _miss(
         cut=cut_view(finder, where_split[0], context.length)
         if where_split and verdict == "split"
         else None,
-        closest=closest(finder, finder.matcher.prepare(absent[0])) if absent else None,
+        closest=closest(finder, finder.matcher.prepare(absent[0]))
+        if absent and verdict == "absent"
+        else None,
         missing=absent,
         outside=units.outside,
         holding_rank=None,
@@ -216,6 +296,8 @@ def _miss(
         holding_ids=sorted({finder.views.id(chunk) for chunk in holders}),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
+        loading=loading,
+        reference_notes=list(notes),
     )
 
 

@@ -32,6 +32,10 @@ _INI_HELP = {
     "k": "How many retrieved chunks a needle may be found in (default: 5)",
     "match": "How needles are matched: exact, normalized or fuzzy (default: normalized)",
     "fuzzy_threshold": "Lowest rapidfuzz partial-ratio score that counts as found with match fuzzy (default: 90)",
+    "loader": "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
+    "reference_loader": "A second, independent function module:attr, loader(path) -> str, that reads the "
+    "source files that are not text (PDF, DOCX) to tell a fact the loader lost (unparsed) from one "
+    "the corpus never had (absent)",
 }
 
 
@@ -140,10 +144,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="linelist")
         else:
             parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="string")
-    parser.addini(
-        "chunkrecall_loader",
-        "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
-    )
     parser.addini(
         "chunkrecall_depth",
         "How many results a ranked_out case asks the retriever for, to find where the chunk "

@@ -15,6 +15,8 @@ _WHY = {
     "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",
     "ranked_out": "a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
     "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
+    "unparsed": "a source file has it, but the text the loader read from that file does not: "
+    "loading lost it before chunking (fix the loader, or the file)",
 }
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
@@ -48,6 +50,9 @@ def explain(result: CaseResult) -> str:
         lines.append(f"  doc:      {printable(', '.join(result.docs))}")
     if result.verdict == "absent":
         lines += _absent(result)
+    if result.loading is not None:
+        lines += _unparsed(result)
+    lines += [f"  not checked: {printable(note)}" for note in result.reference_notes]
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
@@ -101,6 +106,27 @@ def _absent(result: CaseResult) -> list[str]:
         lines.append(
             f"  closest text: {shown(closest.text)} in {printable(str(closest.doc))} chunk {closest.index} "
             f"(similarity {closest.score:g}/100)"
+        )
+    return lines
+
+
+def _unparsed(result: CaseResult) -> list[str]:
+    """Where the reference text has what the loader lost, and what the loaded text has there."""
+    loss = result.loading
+    assert loss is not None
+    doc = printable(loss.doc)
+    lines = [
+        f"  lost by the loader: {shown(loss.pattern)} in {doc}",
+        f"    reference text of {doc}: {shown(loss.reference)}",
+    ]
+    if loss.loaded_chars == 0:
+        lines.append(f"    loaded text of {doc}: empty (the loader returned no text for it)")
+    elif loss.loaded is None:
+        lines.append(f"    loaded text of {doc}: nothing like it")
+    else:
+        lines.append(
+            f"    loaded text of {doc}, closest: {shown(loss.loaded)} "
+            f"(similarity {loss.loaded_score:g}/100)"
         )
     return lines
 

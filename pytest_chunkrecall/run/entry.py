@@ -67,6 +67,8 @@ class CaseEntry(_EveryCase, total=False):
     span_at: dict[str, Any] | None
     docs: list[str] | None
     elsewhere: list[str]
+    loading: dict[str, Any] | None
+    reference_notes: list[str]
     sweep: list[dict[str, Any]]
 
 
