@@ -4,6 +4,7 @@ reference text of the source files, with real loaders over files made here."""
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from pytest_chunkrecall.__main__ import main
 from pytest_chunkrecall.evaluation.reference import Reference, markup_text, reference_text
 from pytest_chunkrecall.evaluation.verdict import decide
 
-from .conftest import Shop, assert_no_internals, lines
+from .conftest import QUIET, Shop, assert_no_internals, lines
 
 pytest.importorskip("bs4")
 
@@ -352,3 +353,28 @@ def test_loading_is_the_first_stage_that_can_lose_a_case() -> None:
     assert decide([None], absent=False, whole=[False]) == "split"
     assert decide([None], absent=False, whole=[True]) == "ranked_out"
     assert decide([1], absent=False, whole=[True]) == "hit"
+
+
+# ---------------------------------------------------------------- the example project
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
+
+
+def test_the_example_s_help_pages_show_an_unparsed_case_expected_to_fail(
+    pytester: pytest.Pytester,
+) -> None:
+    shutil.copytree(
+        EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    report = pytester.path / "pages.json"
+    result = pytester.runpytest(*QUIET, "pages", "-rx", "--chunkrecall-report", str(report))
+    assert result.ret == 0
+    cases = {case["id"]: case for case in json.loads(report.read_text())["cases"]}
+    assert (cases["mattress-pickup-fee"]["verdict"], cases["mattress-pickup-fee"]["outcome"]) == (
+        "unparsed",
+        "xfailed",
+    )
+    assert {case["verdict"] for name, case in cases.items() if name != "mattress-pickup-fee"} == {
+        "hit"
+    }
+    assert cases["mattress-pickup-fee"]["loading"]["loaded"].startswith("Mattresses$99")
