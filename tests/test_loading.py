@@ -113,6 +113,21 @@ def test_without_a_loader_the_same_miss_stays_absent(html_shop: Shop) -> None:
     assert "unparsed" not in report["totals"]["verdicts"]
 
 
+@pytest.mark.parametrize(("match", "verdict"), [("normalized", "unparsed"), ("exact", "absent")])
+def test_the_reference_text_is_matched_in_the_case_s_match_mode(
+    html_shop: Shop, match: str, verdict: str
+) -> None:
+    """'30 DAYS' is the page's '30 days' up to case: normalized finds it in the reference
+    text, exact does not, and then the gold data is at fault."""
+    html_shop.ini("chunkrecall_loader = loaders:soup\n")
+    html_shop.gold(
+        HTML_CASES.replace(
+            "        needle: 30 days\n", f"        needle: 30 DAYS\n        match: {match}\n"
+        )
+    )
+    assert html_shop.cases()["refund-window"]["verdict"] == verdict
+
+
 def test_the_gold_file_names_the_loader_and_an_expected_loss_is_xfail(html_shop: Shop) -> None:
     html_shop.gold(
         HTML_CASES.replace("    cases:", "    loader: loaders:soup\n    cases:").replace(

@@ -155,7 +155,7 @@ def lost_in_loading(
     docs: Collection[str] | None = None,
 ) -> tuple[LoadingLoss | None, list[str]]:
     """What the loader lost of ``case``, when the reference text has the whole case (its
-    span, or every needle) that the loaded corpus (``finder``) lacks; and the notes on
+    span, or every needle) that the loaded corpus (``finder``) lacks; else the notes on
     the source files (in ``docs``) that have no reference text to check against.
 
     ``present`` are the case's units (prepared) that the loaded corpus does have: the
@@ -173,7 +173,8 @@ def lost_in_loading(
         (number for number, pattern in enumerate(units.patterns) if pattern not in present), 0
     )
     pattern, occurrence = units.patterns[lost], places[lost].occurrence
-    assert occurrence is not None  # a corpus without chunks has places, never holders
+    if occurrence is None:  # a corpus without chunks has places, never holders
+        return None, notes
     loaded = closest_in(finder, pattern, occurrence.doc)
     text = seen.document(occurrence.doc).text
     return (
@@ -185,7 +186,7 @@ def lost_in_loading(
             loaded_score=loaded.score if loaded is not None else None,
             loaded_chars=len(finder.document(occurrence.doc).text),
         ),
-        notes,
+        [],  # found: the files without reference text are no matter for this case
     )
 
 
