@@ -300,7 +300,7 @@ def test_missing_baseline_says_how_to_create_it(shop):
         ),
         (
             '{"chunkrecall_baseline": 1, "gold_files": {"g.yaml": {"cases": {"a": {"verdict": "great"}}}}}',
-            "*baseline ci/baseline.json is damaged: g.yaml::a has no known verdict (one of hit, split, ranked_out, absent)*",
+            "*baseline ci/baseline.json is damaged: g.yaml::a has no known verdict (one of hit, split, ranked_out, absent, unparsed)*",
         ),
     ],
     ids=["corrupt", "foreign", "future", "damaged"],

@@ -103,6 +103,16 @@ def test_a_table_cell_the_loader_ran_together_is_unparsed(html_shop: Shop) -> No
     assert_no_internals(result)
 
 
+def test_under_xdist_a_worker_finds_the_same_loss(html_shop: Shop) -> None:
+    pytest.importorskip("xdist")
+    html_shop.ini("chunkrecall_loader = loaders:soup\n")
+    serial, spread = html_shop.cases(), html_shop.cases("-n", "2")
+    assert {name: (case["verdict"], case["loading"]) for name, case in spread.items()} == {
+        name: (case["verdict"], case["loading"]) for name, case in serial.items()
+    }
+    assert spread["refund-window"]["verdict"] == "unparsed"
+
+
 def test_without_a_loader_the_same_miss_stays_absent(html_shop: Shop) -> None:
     """The file read as it is: '30 days' is not in the HTML source, and there is no loading
     stage to blame, so nothing changes: absent, and no unparsed count."""
