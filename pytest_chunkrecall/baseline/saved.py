@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from ..errors import ChunkrecallError, shown
 from ..evaluation.case_facts import Scored
-from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text
+from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text, verdict_counts
 from ..files import read_json
 
 FORMAT = 1
@@ -55,7 +55,7 @@ class Baseline:
     def totals(self) -> Totals:
         """The baseline's totals, counted as a run's are."""
         entries = [e for per_file in self.cases.values() for e in per_file.values()]
-        verdicts: dict[str, int] = {v: sum(e.verdict == v for e in entries) for v in VERDICTS}
+        verdicts = verdict_counts(e.verdict for e in entries)
         return Totals(len(entries), verdicts["hit"], sum(e.span_split for e in entries), verdicts)
 
 

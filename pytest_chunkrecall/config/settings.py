@@ -25,7 +25,11 @@ SETTING_KEYS = (
     "reranker",
     "reranker_args",
     "candidates",
+    "loader",
+    "reference_loader",
 )
+# Settings that name a function as "module:attr".
+FUNCTION_KEYS = ("chunker", "retriever", "reranker", "loader", "reference_loader")
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
@@ -57,6 +61,8 @@ class Settings:
     reranker: str | None = None
     reranker_args: Mapping[str, Any] | None = None
     candidates: int | None = None
+    loader: str | None = None
+    reference_loader: str | None = None
     corpus_base: Path | None = field(default=None, compare=False)
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
@@ -128,7 +134,7 @@ def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
             hint = did_you_mean(str(value), MATCH_MODES)
             return value, f"must be one of {', '.join(MATCH_MODES)}, not {shown(value)}{hint}"
         return value, None
-    if key in ("chunker", "retriever", "reranker"):
+    if key in FUNCTION_KEYS:
         if not isinstance(value, str):
             return value, f"must be 'module:attr' text, not {type(value).__name__}"
         if not _ENTRY_POINT.match(value):

@@ -111,6 +111,24 @@ def _numbers_in_place(wanted: list[str], seen: list[str]) -> int:
     )
 
 
+def closest_in(finder: Finder, pattern: str, doc: str) -> Closest | None:
+    """The text of document ``doc`` most like ``pattern``, out to whole words: where a loader
+    that lost a fact left what it made of it (``30days`` for ``30 days``)."""
+    found = finder.nearest(pattern, doc)
+    if found is None:
+        return None
+    where, score = found
+    text = finder.document(doc).text
+    start, end = where.start, where.end
+    # out to whole words, within the pattern's length: "window30days", not "30days"
+    lowest, highest = max(0, start - len(pattern)), min(len(text), end + len(pattern))
+    while start > lowest and not text[start - 1].isspace():
+        start -= 1
+    while end < highest and not text[end].isspace():
+        end += 1
+    return Closest(pattern, " ".join(text[start:end].split()), round(score, 1), doc, None)
+
+
 def _around(finder: Finder, chunk: Chunk, reach: int) -> str:
     """The chunk's text widened in its document by ``reach`` and out to whole words.
 

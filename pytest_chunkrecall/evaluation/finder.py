@@ -243,6 +243,20 @@ class Finder:
         where = Occurrence(self.documents[doc_no].id, first, last)
         return texts[doc_no][begin : begin + length], where
 
+    def nearest(self, pattern: str, doc_id: str) -> tuple[Occurrence, float] | None:
+        """The passage of document ``doc_id`` most like the prepared ``pattern`` (rapidfuzz's
+        partial-ratio alignment, in match space), in the document's own offsets, with its
+        score; ``None`` for a document that is empty or not in the corpus."""
+        doc_no = self._doc_no(doc_id)
+        text = self._match_text(doc_no) if doc_no >= 0 else ""
+        if not text or not pattern:
+            return None
+        alignment = fuzz.partial_ratio_alignment(pattern, text)
+        if alignment is None or alignment.dest_end <= alignment.dest_start:
+            return None
+        start, end = self._original(doc_no, alignment.dest_start, alignment.dest_end)
+        return Occurrence(doc_id, start, end), float(alignment.score)
+
     def every_prepared(self) -> list[str]:
         """Every chunk's text as the matcher compares it, in chunk order (kept once built)."""
         if self._all_prepared is None:

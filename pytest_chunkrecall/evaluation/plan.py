@@ -27,6 +27,7 @@ from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
 from .gold_facts import GoldFacts
+from .reference import Reference
 from .results import CaseResult
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
@@ -58,6 +59,7 @@ class Plan:
     depth: int = DEFAULT_DEPTH
     pins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     reranker: Component | None = None
+    reference_loader: Component | None = None
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -90,6 +92,7 @@ class Plan:
             unit=self.unit,
             candidates=candidates if second is not None else None,
             reranker=second.name if second is not None else None,
+            reference=self.reference(suite),
         )
         if result.verdict != "ranked_out" or self.depth <= asked:
             return result
@@ -100,6 +103,13 @@ class Plan:
         except ChunkrecallError as exc:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
         return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
+
+    def reference(self, suite: Suite) -> Reference | None:
+        """The reference text of the corpus's source files, with a loader: what tells a fact
+        the loader lost (unparsed) from one the corpus never had (absent)."""
+        if self.loader is None or not self.files:
+            return None
+        return suite.reference(self.files, self.reference_loader)
 
     def k(self, case: Case | None = None) -> int:
         """How many results a question is asked for: ``--chunkrecall-k``, else the case's
@@ -205,6 +215,7 @@ def plan(
     rootdir: Path,
     ini: Settings | None = None,
     loader: Component | None = None,
+    reference_loader: Component | None = None,
     supplied: Supplied | None = None,
     k_override: int | None = None,
     length: Component | None = None,
@@ -271,7 +282,7 @@ def plan(
         name,
         files,
         documents,
-        loader,
+        _function("loader", gold.settings, loader, settings),
         chunker,
         retriever,
         settings,
@@ -279,6 +290,7 @@ def plan(
         length,
         depth,
         reranker=reranker,
+        reference_loader=_function("reference_loader", gold.settings, reference_loader, settings),
     )
     _check_spans(the_plan)
     _check_candidates(the_plan)
@@ -376,6 +388,21 @@ def _component(
     reference = from_gold or from_ini or default
     where = settings.where(kind)
     return Component.of(reference, resolve(reference, what=kind, where=where), args)
+
+
+def _function(
+    key: str, own: Settings, resolved: Component | None, settings: Settings
+) -> Component | None:
+    """The loader (or reference loader) a gold file names, else the one the ini file named
+    (``resolved`` once for the run), else the one settings built in code name."""
+    reference: str | None = getattr(own, key)
+    if reference is None and resolved is not None:
+        return resolved
+    reference = reference or getattr(settings, key)
+    if reference is None:
+        return None
+    what = key.replace("_", " ")
+    return Component.of(reference, resolve(reference, what=what, where=settings.where(key)))
 
 
 def evaluate(

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 
 Verdict = Literal["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"]
 VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent", "unparsed", "reranked_out")
+# Verdicts of a stage only some runs have (a loader's, a reranker's): the terminal shows them
+# where they occur, so that a run without one prints the verdicts it always did.
+STAGE_VERDICTS: tuple[Verdict, ...] = ("unparsed", "reranked_out")
 MISSES = ("split", "ranked_out", "absent", "unparsed", "reranked_out")
 PREVIEW = 72
 
@@ -98,10 +101,28 @@ class Closest:
 
 
 @dataclass(frozen=True, slots=True)
+class LoadingLoss:
+    """What the loader lost: a span or needle (``pattern``, as written) that the loaded
+    corpus lacks and the source file ``doc``'s reference text has.
+
+    ``reference`` is the reference text around it; ``loaded`` the closest passage of
+    the same document's loaded text (``None`` when it has nothing like it), with its
+    similarity ``loaded_score``; ``loaded_chars`` the length of that loaded text.
+    """
+
+    pattern: str
+    doc: str
+    reference: str
+    loaded: str | None
+    loaded_score: float | None
+    loaded_chars: int
+
+
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
 
-    ``verdict`` is hit, split, ranked_out or absent; ``rank`` the 1-based rank of
+    ``verdict`` is one of :data:`VERDICTS`; ``rank`` the 1-based rank of
     the top-k chunk that holds the span (without one, the rank by which every
     needle was held), ``None`` unless a hit. ``span_split``: the span is whole in
     no chunk of the corpus. ``holding_rank``: where the holding chunk ranks in a
@@ -123,6 +144,8 @@ class CaseResult:
     for, ``candidate_rank`` the rank among them of the chunk that holds the span
     (``None``: none held it), ``candidate_score`` the first stage's score of that
     chunk where it gives one, and ``reranker`` the second stage's name.
+    ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
+    source files whose reference text a missing span could not be checked against, and why.
     """
 
     gold_file: str
@@ -160,6 +183,8 @@ class CaseResult:
     candidate_rank: int | None = None
     candidate_score: float | None = None
     reranker: str | None = None
+    loading: LoadingLoss | None = None
+    reference_notes: list[str] = field(default_factory=list)
 
     @property
     def hit(self) -> bool:
@@ -196,6 +221,9 @@ class CaseResult:
         values["also_close"] = [Closest(**item) for item in values.get("also_close") or []]
         if values.get("span_at"):
             values["span_at"] = SpanAt(**values["span_at"])
+        if values.get("loading"):
+            values["loading"] = LoadingLoss(**values["loading"])
+        values["reference_notes"] = list(values.get("reference_notes") or [])
         return cls(**values)
 
 
@@ -244,16 +272,17 @@ class Totals:
     @classmethod
     def of(cls, results: Iterable[CaseResult | CaseFact]) -> Totals:
         """The totals of ``results``, in their order (which MRR's sum follows)."""
-        verdicts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+        seen: list[Verdict] = []
         cases = split = pieces = largest = 0
         found: list[int | None] = []
         for result in results:
             cases += 1
-            verdicts[result.verdict] += 1
+            seen.append(result.verdict)
             split += result.span_split
             pieces += bool(result.pieces_retrieved)
             largest = max(largest, result.k)
             found.append(result.rank if result.hit else None)
+        verdicts = verdict_counts(seen)
         return cls(cases, verdicts["hit"], split, verdicts, tuple(found), largest, pieces)
 
     def to_json(self) -> dict[str, Any]:
@@ -269,6 +298,14 @@ class Totals:
             "pieces_retrieved": self.pieces_retrieved,
             "verdicts": dict(self.verdicts),
         }
+
+
+def verdict_counts(verdicts: Iterable[str]) -> dict[str, int]:
+    """How many of ``verdicts`` are each verdict, every verdict in :data:`VERDICTS` order."""
+    counts: dict[str, int] = dict.fromkeys(VERDICTS, 0)
+    for verdict in verdicts:
+        counts[verdict] += 1
+    return counts
 
 
 def outcome_text(verdict: str, rank: int | None) -> str:

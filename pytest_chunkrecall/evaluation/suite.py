@@ -22,6 +22,7 @@ from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
 from .finder import Finder
 from .prefetch import Key, Outcome, Prefetch
+from .reference import Reference
 
 T = TypeVar("T")
 
@@ -184,6 +185,7 @@ class Suite:
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
         self._lengths: dict[Callable[[str], int], tuple[int, int]] = {}
+        self._references: dict[tuple[tuple[Path, ...], Component | None], Reference] = {}
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -209,6 +211,19 @@ class Suite:
         if found is None:
             found = self._finders[matcher] = Finder(
                 self.documents, self.chunk_map, self.chunks, matcher
+            )
+        return found
+
+    def reference(self, files: tuple[Path, ...], loader: Component | None) -> Reference:
+        """The reference text of the source ``files`` these documents were loaded from (in
+        their order), read when a miss first asks for it; ``loader`` reads those that are
+        not text-like."""
+        key = (files, loader)
+        found = self._references.get(key)
+        if found is None:
+            sources = [(doc.id, path) for doc, path in zip(self.documents, files, strict=True)]
+            found = self._references[key] = Reference(
+                sources, loader.obj if loader else None, loader.name if loader else ""
             )
         return found
 

@@ -24,10 +24,11 @@ from typing import Any
 from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
-from .closest import closest
+from .closest import closest, closest_in
 from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
 from .finder import Finder, Location
-from .results import CaseResult, ChunkView, Closest, Held, SpanAt, Verdict
+from .reference import Reference
+from .results import CaseResult, ChunkView, Closest, Held, LoadingLoss, SpanAt, Verdict
 from .units import TopK, Units, units_of
 
 
@@ -37,13 +38,19 @@ def decide(
     absent: bool,
     whole: Sequence[bool],
     candidate_ranks: Sequence[int | None] | None = None,
+    unparsed: bool = False,
 ) -> Verdict:
     """The verdict, from each unit's first rank in the top k and what the corpus says of a miss.
 
-    ``absent``: a unit, or a part of the span, is not in the corpus; ``whole[i]``:
-    some chunk of the corpus holds unit ``i`` whole; ``candidate_ranks[i]`` (with a
-    reranker): unit ``i``'s first rank among the first stage's candidates.
+    ``absent``: a unit, or a part of the span, is not in the corpus; ``unparsed``:
+    what the loaded corpus lacks, the reference text of a source file has (the
+    loader lost it); ``whole[i]``: some chunk of the corpus holds unit ``i`` whole;
+    ``candidate_ranks[i]`` (with a reranker): unit ``i``'s first rank among the
+    first stage's candidates. The first stage that lost the case decides:
+    loading, then chunking, then the candidates, then the reranker.
     """
+    if unparsed:
+        return "unparsed"
     if absent:
         return "absent"
     if all(rank is not None for rank in ranks):
@@ -113,17 +120,19 @@ def judge(
     unit: str = "chars",
     candidates: Sequence[Retrieved] | None = None,
     reranker: str | None = None,
+    reference: Reference | None = None,
 ) -> CaseResult:
-    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, reranked_out
-    or absent.
+    """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, absent,
+    reranked_out or, with a ``reference``, unparsed.
 
     A pure function of what came back and of ``finder`` (the corpus and its
     chunks seen through the case's match mode). ``docs`` pins the documents
     that count; ``length`` measures the span and the chunks around a cut.
     ``candidates`` are the first stage's results when the reranker named
-    ``reranker`` picked ``top`` from them.
+    ``reranker`` picked ``top`` from them. ``reference`` is the source files of a
+    corpus read through a loader, read only for a case whose span the corpus lacks.
     """
-    result = _judged(case, top, finder, gold_file, k, docs, length, unit, candidates)
+    result = _judged(case, top, finder, gold_file, k, docs, length, unit, candidates, reference)
     if candidates is None:
         return result
     return replace(result, candidates=len(candidates), reranker=reranker)
@@ -139,6 +148,7 @@ def _judged(
     length: Callable[[str], int],
     unit: str,
     candidates: Sequence[Retrieved] | None,
+    reference: Reference | None,
 ) -> CaseResult:
     retrieved = TopK.of(top, finder, docs)
     units = units_of(case, finder, docs)
@@ -159,15 +169,22 @@ def _judged(
         if first is not None and units.patterns
         else None
     )
+    lacking = bool(absent or units.outside)
+    loading: LoadingLoss | None = None
+    notes: list[str] = []
+    if lacking and reference is not None:
+        present = {p for p, where in zip(units.patterns, locations, strict=True) if where.present}
+        loading, notes = lost_in_loading(case, finder, reference, present=present, docs=docs)
     verdict = decide(
         ranks,
-        absent=bool(absent or units.outside),
+        absent=lacking,
         whole=[where.whole for where in locations],
         candidate_ranks=candidate_ranks,
+        unparsed=loading is not None,
     )
     if verdict == "hit":
         return _hit(context, holding)
-    result = _miss(context, verdict, holding, locations, absent)
+    result = _miss(context, verdict, holding, locations, absent, loading=loading, notes=notes)
     if verdict != "reranked_out" or candidates is None or candidate_ranks is None:
         return result
     return _reranked_out(result, candidates, [rank or 0 for rank in candidate_ranks], finder)
@@ -193,6 +210,61 @@ def _reranked_out(
         holding_rank=rank,
         holding_ids=sorted({*result.holding_ids, *extra}),
     )
+
+
+def lost_in_loading(
+    case: Case,
+    finder: Finder,
+    reference: Reference,
+    *,
+    present: Collection[str] = (),
+    docs: Collection[str] | None = None,
+) -> tuple[LoadingLoss | None, list[str]]:
+    """What the loader lost of ``case``, when the reference text has the whole case (its
+    span, or every needle) that the loaded corpus (``finder``) lacks; else the notes on
+    the source files (in ``docs``) that have no reference text to check against.
+
+    ``present`` are the case's units (prepared) that the loaded corpus does have: the
+    loss shown is the first unit it does not.
+    """
+    notes = [note.text for note in reference.notes if docs is None or note.doc in docs]
+    seen = reference.finder(finder.matcher)
+    units = units_of(case, seen, docs)
+    if not units.patterns or units.missing or units.outside:
+        return None, notes
+    places = [seen.locate(pattern, docs) for pattern in units.patterns]
+    if not all(place.present for place in places):
+        return None, notes
+    lost = next(
+        (number for number, pattern in enumerate(units.patterns) if pattern not in present), 0
+    )
+    pattern, occurrence = units.patterns[lost], places[lost].occurrence
+    if occurrence is None:  # a corpus without chunks has places, never holders
+        return None, notes
+    loaded = closest_in(finder, pattern, occurrence.doc)
+    text = seen.document(occurrence.doc).text
+    return (
+        LoadingLoss(
+            pattern=units.written[pattern],
+            doc=occurrence.doc,
+            reference=excerpt(text, occurrence.start, occurrence.end),
+            loaded=loaded.text if loaded is not None else None,
+            loaded_score=loaded.score if loaded is not None else None,
+            loaded_chars=len(finder.document(occurrence.doc).text),
+        ),
+        [],  # found: the files without reference text are no matter for this case
+    )
+
+
+EXCERPT_REACH = 60  # characters of reference text shown either side of a lost span
+
+
+def excerpt(text: str, start: int, end: int, reach: int = EXCERPT_REACH) -> str:
+    """``text[start:end]`` with up to ``reach`` characters either side, on one line, and an
+    ellipsis where it was cut."""
+    low, high = max(0, start - reach), min(len(text), end + reach)
+    shown = " ".join(text[low:high].split())
+    return ("…" if low else "") + shown + ("…" if high < len(text) else "")
 
 
 def _hit_in_top(units: Units, holding: Sequence[list[int]], top: TopK, finder: Finder) -> bool:
@@ -247,11 +319,15 @@ def _miss(
     holding: Sequence[list[int]],
     locations: Sequence[Location],
     absent: list[str],
+    *,
+    loading: LoadingLoss | None = None,
+    notes: Sequence[str] = (),
 ) -> CaseResult:
     """A miss's entry: what the corpus says of the span, for the failure message and the report.
 
     ``holding`` gives the ranks that hold each unit, ``locations`` where the
-    corpus has it, and ``absent`` what of the span it does not have.
+    corpus has it, and ``absent`` what of the span it does not have; ``loading``
+    what the loader lost of it, and ``notes`` the source files it was not checked against.
     """
     units, finder, top, docs = context.units, context.finder, context.top, context.docs
     ranks = [found[0] if found else None for found in holding]
@@ -269,7 +345,7 @@ def _miss(
     if len(units.patterns) == 1 and locations[0].holder is not None:
         holders.append(locations[0].holder)
     at = units.at or (locations[0].occurrence if locations else None)
-    close = _closest(context, absent[0]) if absent else []
+    close = _closest(context, absent[0]) if absent and verdict == "absent" else []
     return context.entry(
         verdict,
         None,
@@ -293,6 +369,8 @@ def _miss(
         holding_ids=_holding_ids(context, holders),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
+        loading=loading,
+        reference_notes=list(notes),
     )
 
 

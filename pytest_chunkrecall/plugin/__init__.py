@@ -37,6 +37,10 @@ _INI_HELP = {
     "postprocessors",
     "reranker_args": "Arguments for the reranker, as an inline YAML or JSON mapping",
     "candidates": "How many chunks the retriever gives the reranker for each question (default: 50)",
+    "loader": "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
+    "reference_loader": "A second, independent function module:attr, loader(path) -> str, that reads the "
+    "source files that are not text (PDF, DOCX) to tell a fact the loader lost (unparsed) from one "
+    "the corpus never had (absent)",
 }
 
 
@@ -145,10 +149,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="linelist")
         else:
             parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="string")
-    parser.addini(
-        "chunkrecall_loader",
-        "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
-    )
     parser.addini(
         "chunkrecall_depth",
         "How many results a ranked_out case asks the retriever for, to find where the chunk "

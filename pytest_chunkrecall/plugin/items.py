@@ -56,6 +56,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         rootdir=config.rootpath,
         ini=opts.ini,
         loader=opts.loader,
+        reference_loader=opts.reference_loader,
         supplied=_supplied(config, hook, path, name),
         k_override=opts.k_override,
         length=opts.length,

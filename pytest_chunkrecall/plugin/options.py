@@ -58,6 +58,7 @@ class Options:
 
     ini: Settings = field(default_factory=Settings)
     loader: Component | None = None
+    reference_loader: Component | None = None
     length: Component | None = None
     k_override: int | None = None
     sweep_spec: str | None = None
@@ -100,6 +101,7 @@ def read(config: pytest.Config) -> Options:
     return Options(
         ini=ini,
         loader=_function(config, "loader", what="loader"),
+        reference_loader=_function(config, "reference_loader", what="reference loader"),
         length=_length(config),
         k_override=k,
         sweep_spec=spec,

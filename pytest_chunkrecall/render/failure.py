@@ -17,6 +17,8 @@ _WHY = {
     "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
     "reranked_out": "a first-stage candidate holds it whole, but the reranker {reranker} dropped "
     "that chunk from the top {k}",
+    "unparsed": "a source file has it, but the text the loader read from that file does not: "
+    "loading lost it before chunking (fix the loader, or the file)",
 }
 _WHY_FIRST_STAGE = (
     "a chunk holds it whole, but the retriever did not rank that chunk in its {candidates} "
@@ -59,6 +61,9 @@ def explain(result: CaseResult) -> str:
         lines.append(f"  doc:      {printable(', '.join(result.docs))}")
     if result.verdict == "absent":
         lines += _absent(result)
+    if result.loading is not None:
+        lines += _unparsed(result)
+    lines += [f"  not checked: {printable(note)}" for note in result.reference_notes]
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
@@ -160,6 +165,27 @@ def _absent(result: CaseResult) -> list[str]:
                 f"(similarity {other.score:g}/100)"
                 for other in also
             )
+        )
+    return lines
+
+
+def _unparsed(result: CaseResult) -> list[str]:
+    """Where the reference text has what the loader lost, and what the loaded text has there."""
+    loss = result.loading
+    assert loss is not None
+    doc = printable(loss.doc)
+    lines = [
+        f"  lost by the loader: {shown(loss.pattern)} in {doc}",
+        f"    reference text of {doc}: {shown(loss.reference)}",
+    ]
+    if loss.loaded_chars == 0:
+        lines.append(f"    loaded text of {doc}: empty (the loader returned no text for it)")
+    elif loss.loaded is None:
+        lines.append(f"    loaded text of {doc}: nothing like it")
+    else:
+        lines.append(
+            f"    loaded text of {doc}, closest: {shown(loss.loaded)} "
+            f"(similarity {loss.loaded_score:g}/100)"
         )
     return lines
 

@@ -8,6 +8,8 @@
   var data = JSON.parse(document.getElementById("lab-data").textContent);
   var SVG = "http://www.w3.org/2000/svg";
   var VERDICTS = ["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"];
+  // a stage's verdict (a loader's, a reranker's) is shown where the run counts it
+  var STAGE_VERDICTS = ["unparsed", "reranked_out"];
   var SYMBOL = { hit: "\u2713", split: "\u2702", ranked_out: "\u2193", absent: "\u2205", unparsed: "\u2298", reranked_out: "\u21a1" };
   var views = {};
   var caseEls = {};
@@ -175,7 +177,8 @@
       h("div", { class: "card", "data-total": "split_spans" }, ["split spans", h("b", { text: has(t.split_spans) ? t.split_spans : "\u2013" }), "of " + (t.cases || 0) + " cases"]),
     ]));
     sec.appendChild(h("h3", { text: "Verdicts" }));
-    sec.appendChild(h("p", {}, VERDICTS.map(function (name) {
+    var counted = VERDICTS.filter(function (name) { return STAGE_VERDICTS.indexOf(name) < 0 || v[name]; });
+    sec.appendChild(h("p", {}, counted.map(function (name) {
       return h("a", { href: "#cases:" + name, class: "verdict-link", "data-verdict-count": name, style: "margin-right:1rem" }, [verdictBadge(name), " " + (v[name] || 0)]);
     })));
     if (t.funnel) {
@@ -184,11 +187,11 @@
     }
     sec.appendChild(h("h3", { text: "Gold files" }));
     sec.appendChild(table(
-      ["gold file", "hit-rate", "MRR", "split spans", VERDICTS.join(" / "), "chunks", "chunker", "retriever", "k"],
+      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever", "k"],
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
-          VERDICTS.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
+          counted.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
           h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever, g.k];
       }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
@@ -252,6 +255,12 @@
     else if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
     if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
     if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
+    if (c.loading) {
+      row("lost by the loader", h("span", {}, ["\u201c", bdi(c.loading.pattern), "\u201d in ", bdi(c.loading.doc)]));
+      row("reference text", h("span", { class: "mono" }, [bdi(c.loading.reference)]));
+      row("loaded text", c.loading.loaded_chars === 0 ? "empty: the loader returned no text" : has(c.loading.loaded) ? h("span", { class: "mono" }, [bdi(c.loading.loaded)]) : "nothing like it");
+    }
+    (c.reference_notes || []).forEach(function (note) { row("not checked", bdi(note)); });
     if (has(c.pieces_retrieved)) row("pieces retrieved", c.pieces_retrieved ? "yes: each piece between the cuts is in some top-k chunk" : "no");
     if (c.span_at) row("in the document", h("a", { href: "#span:" + encodeURIComponent(c.nodeid), "data-goto-span": c.nodeid }, [bdi(c.span_at.doc), " [" + c.span_at.start + ", " + c.span_at.end + ") \u2192 show"]));
     if (c.baseline) row("baseline", h("span", {}, [verdictBadge(c.baseline.verdict), has(c.baseline.rank) ? " at rank " + c.baseline.rank : ""]));
@@ -285,7 +294,9 @@
     var sec = views.cases;
     sec.appendChild(h("h2", { text: "Cases" }));
     var bar = h("div", { class: "filters", role: "group", "aria-label": "filter by verdict" }, ["Show:"]);
-    VERDICTS.forEach(function (v) {
+    VERDICTS.filter(function (v) {
+      return STAGE_VERDICTS.indexOf(v) < 0 || data.cases.some(function (c) { return c.verdict === v; });
+    }).forEach(function (v) {
       var b = h("button", { type: "button", "aria-pressed": "true", "data-filter": v, onclick: function () {
         filter.verdicts[v] = !filter.verdicts[v]; b.setAttribute("aria-pressed", filter.verdicts[v] ? "true" : "false"); applyFilter();
       } }, [verdictBadge(v)]);

@@ -6,7 +6,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from ..baseline.saved import Comparison
-from ..evaluation.results import CaseResult, Totals
+from ..evaluation.results import STAGE_VERDICTS, CaseResult, Totals
 from ..run.fold import Funnel
 
 Kind = Literal[
@@ -58,7 +58,7 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
     line = "verdicts: " + ", ".join(
         f"{name} {count}"
         for name, count in totals.verdicts.items()
-        if count or name not in _STAGE_VERDICTS
+        if count or name not in STAGE_VERDICTS
     )
     misses = totals.cases - totals.hits
     if expected:
@@ -69,9 +69,6 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
             "(each piece in some top-k chunk)"
         )
     return line
-
-
-_STAGE_VERDICTS = ("unparsed", "reranked_out")
 
 
 def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) -> str:

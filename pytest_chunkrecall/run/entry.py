@@ -72,6 +72,8 @@ class CaseEntry(_EveryCase, total=False):
     candidate_rank: int | None
     candidate_score: float | None
     reranker: str | None
+    loading: dict[str, Any] | None
+    reference_notes: list[str]
     sweep: list[dict[str, Any]]
 
 

@@ -311,7 +311,7 @@ class RunFold:
             spans = [
                 SpanFact(fact.id, fact.span_length, fact.span_split)
                 for fact in facts
-                if fact.verdict != "absent"
+                if fact.verdict not in ("absent", "unparsed")  # no span in the loaded text
             ]
             analysis = analyse(spans, info["geometry"])
         return GoldFileRun(path, info, facts, Totals.of(facts), analysis)
