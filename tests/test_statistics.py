@@ -147,10 +147,11 @@ EXAMPLE = PairedComparison(200, 8, 3, 0.8, 0.775, -2.5, (-5.0, 0.0), 232 / 2048,
 def test_gate_line_for_the_worked_example() -> None:
     fails, line = gate_line(EXAMPLE, gate="significant", alpha=0.05, min_effect=0.0)
     assert not fails
+    # better: P(X >= 3 | 11) = 1 - (1 + 11 + 55) / 2048 = 0.967
     assert line == (
-        "chunkrecall gate: hit-rate 80.0% -> 77.5% (-2.5 pts, 95% CI [-5.0, 0.0]); "
-        "8 regressions, 3 improvements; McNemar p=0.113: not significant at 0.05, "
-        "the gate passes"
+        "chunkrecall gate: 3 improvements, 8 regressions: no significant change "
+        "(McNemar exact, one-sided: worse p = 0.113, better p = 0.967, neither < 0.05); "
+        "hit-rate 80.0% -> 77.5% (-2.5 pts, 95% CI [-5.0, 0.0]); the gate passes"
     )
 
 
@@ -158,38 +159,45 @@ def test_gate_line_when_worse() -> None:
     cmp = compare_pairs(*pairs(200, 160, 12, 1))
     fails, line = gate_line(cmp, gate="significant", alpha=0.05, min_effect=5.5)
     assert fails
-    assert line.startswith("chunkrecall gate: hit-rate 80.0% -> 74.5% (-5.5 pts, 95% CI [")
-    assert line.endswith(
-        "; 12 regressions, 1 improvement; McNemar p=0.002: worse at 0.05, the gate fails"
+    assert line.startswith(
+        "chunkrecall gate: 1 improvement, 12 regressions: worse "
+        "(McNemar exact, one-sided p = 0.002 < 0.05); "
+        "hit-rate 80.0% -> 74.5% (-5.5 pts, 95% CI ["
     )
+    assert line.endswith("]); the gate fails")
     fails, line = gate_line(cmp, gate="significant", alpha=0.05, min_effect=6)
     assert not fails
     assert line.endswith(
-        "worse at 0.05, but the drop of 5.5 pts is under the minimum effect of 6 pts, "
-        "the gate passes"
+        "]); the drop of 5.5 pts is under the minimum effect of 6 pts: the gate passes"
     )
 
 
 def test_gate_line_for_the_cases_gate() -> None:
     fails, line = gate_line(EXAMPLE, gate="cases", alpha=0.05, min_effect=0.0)
     assert fails
-    assert line.endswith(
-        "not significant at 0.05, the gate fails (gate 'cases' fails on every regression)"
-    )
+    assert line.endswith("]); the gate fails: gate 'cases' fails on every regression")
     clean = compare_pairs(*pairs(40, 20, 0, 1))
     fails, line = gate_line(clean, gate="cases", alpha=0.05, min_effect=0.0)
     assert not fails
-    assert line.endswith(
-        "0 regressions, 1 improvement; McNemar p=1.000: too few changed cases to reach "
-        "significance at 0.05, the gate passes (no regressions)"
+    assert line.startswith(
+        "chunkrecall gate: 1 improvement, 0 regressions: too few changed cases to tell "
+        "(McNemar exact: with 1 changed case the one-sided p is at least 0.500, not < 0.05); "
     )
+    assert line.endswith("]); the gate passes: no regressions")
 
 
-def test_gate_line_when_better_shows_the_improvements_p() -> None:
+def test_gate_line_when_better_names_the_test_and_its_direction() -> None:
+    cmp = compare_pairs(*pairs(40, 20, 0, 5))
+    fails, line = gate_line(cmp, gate="significant", alpha=0.05, min_effect=0.0)
+    assert not fails
+    # P(X >= 5 | 5) = 1/32
+    assert line.startswith(
+        "chunkrecall gate: 5 improvements, 0 regressions: better "
+        "(McNemar exact, one-sided p = 0.031 < 0.05); hit-rate 50.0% -> 62.5% (+12.5 pts"
+    )
     cmp = compare_pairs(*pairs(100, 50, 0, 20))
     fails, line = gate_line(cmp, gate="significant", alpha=0.01, min_effect=0.0)
-    assert not fails
-    assert line.endswith("McNemar p=1.000: better at 0.01 (improvements p<0.001), the gate passes")
+    assert "better (McNemar exact, one-sided p = 9.5e-07 < 0.01)" in line
 
 
 # --- against scipy and hand values -----------------------------------------------------------

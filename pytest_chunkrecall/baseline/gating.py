@@ -12,15 +12,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, counted
 from ..evaluation.case_facts import Scored
 from ..evaluation.results import CaseResult, Totals
 from ..gold import load
-from ..measures.statistics import Gate, PairedComparison, compare_pairs, gate_line
+from ..measures.statistics import Gate, PairedComparison, compare_pairs, evidence, gate_line
 from .drift import DOCUMENT_CHANGED, Drift, drift, span_documents
 from .saved import UPDATE, Baseline, Comparison, Entry, classify
 
 GATES: tuple[Gate, ...] = ("cases", "significant")
+
+ABSENT_NAMED = 10
+"""How many failed ``absent`` cases the line that says why the run fails names."""
 
 
 @dataclass(frozen=True)
@@ -165,9 +168,9 @@ def gate_run(
     if outcome.gate_fails and settings.gate == "significant":
         # Under gate "cases" the regressed tests fail the run themselves.
         outcome.failures.append(
-            f"hit-rate is worse than baseline {name} at {settings.alpha:g} "
-            f"(McNemar p={outcome.paired.p_value:.3g}, a drop of "
-            f"{-outcome.paired.delta_points:.1f} pts; chunkrecall_min_effect is "
+            f"hit-rate against baseline {name} is "
+            f"{evidence(outcome.paired, alpha=settings.alpha)}, a drop of "
+            f"{-outcome.paired.delta_points:.1f} pts (chunkrecall_min_effect is "
             f"{settings.min_effect:g})"
         )
     if comparison.new and len(baseline) and not gold_files & set(baseline.cases):
@@ -183,6 +186,21 @@ def gate_run(
             f"{comparison.common} cases both have (chunkrecall_max_drop is {limit:g})"
         )
     return outcome
+
+
+def absent_reason(count: int, named: list[str]) -> str | None:
+    """``exit 1: 2 absent cases (gold-data errors): it-WRONG, hr-WRONG``, or ``None``: none.
+
+    An ``absent`` case fails whatever the baseline holds (a needle the corpus lacks is
+    the gold file's error, never a miss to accept), so a run whose gate passes can still
+    fail; this line says why. ``named`` holds the first :data:`ABSENT_NAMED` of them.
+    """
+    if not count:
+        return None
+    shown = ", ".join(named[:ABSENT_NAMED])
+    if count > len(named[:ABSENT_NAMED]):
+        shown += f" and {count - len(named[:ABSENT_NAMED]):,} more"
+    return f"exit 1: {counted(count, 'absent case')} (gold-data errors): {shown}"
 
 
 def paired_hits(comparison: Comparison) -> tuple[list[bool], list[bool]]:

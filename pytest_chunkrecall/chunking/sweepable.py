@@ -212,8 +212,16 @@ def _argument(obj: Any, name: str, knob: Knob | None, kind: Kind | None, *, chun
         name,
         chunker,
         f": it takes no argument {' or '.join(map(repr, wanted))}{called}; "
-        f"it takes {', '.join(takes) or 'none'}{did_you_mean(name, tuple(takes))}",
+        f"it takes {', '.join(takes) or 'none'}{_suggestion(name, takes)}",
     )
+
+
+def _suggestion(name: str, takes: list[str]) -> str:
+    """``; did you mean 'overlap'?``: the sweep's documented names first (``overlap`` reaches
+    every library's keyword for it), then what the chunker takes."""
+    documented = tuple(alias for names in ALIASES.values() for alias in names)
+    known = name in documented  # a documented name the chunker lacks: no alias would help
+    return (not known and did_you_mean(name, documented)) or did_you_mean(name, tuple(takes))
 
 
 def _refusal(name: str, chunker: str, why: str) -> ChunkrecallError:

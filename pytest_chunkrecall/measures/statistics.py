@@ -230,44 +230,71 @@ def compare_pairs(
 
 
 def _p(p: float) -> str:
-    return f"p={p:.3f}" if p >= 0.001 else "p<0.001"
+    """A p-value to three decimals, or to two significant digits below 0.001."""
+    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
 
 
 def gate_line(
     cmp: PairedComparison, *, gate: Gate, alpha: float, min_effect: float
 ) -> tuple[bool, str]:
-    """Whether the gate fails the run, and the summary line that says why.
+    """Whether the gate fails the run, and the sentence that says why: the one line the
+    terminal, the Markdown and the HTML page all show.
 
-    Gate ``cases`` fails on any regression; ``significant`` only on a ``worse`` decision with
-    a drop of at least ``min_effect`` points.
+    ``chunkrecall gate: 5 improvements, 0 regressions: better (McNemar exact, one-sided
+    p = 0.031 < 0.05); hit-rate …; the gate passes``. Gate ``cases`` fails on any
+    regression; ``significant`` only on a ``worse`` decision with a drop of at least
+    ``min_effect`` points.
     """
     b, c = cmp.regressions, cmp.improvements
     low, high = cmp.ci95_points
-    verdict = {
-        "worse": f"worse at {alpha:g}",
-        "better": f"better at {alpha:g} (improvements {_p(mcnemar_one_sided(c, b))})",
-        "no_difference": f"not significant at {alpha:g}",
-        "not_enough_evidence": f"too few changed cases to reach significance at {alpha:g}",
-    }[cmp.decision]
     line = (
-        f"chunkrecall gate: hit-rate {cmp.hit_rate_before:.1%} -> {cmp.hit_rate_after:.1%} "
-        f"({cmp.delta_points + 0.0:+.1f} pts, 95% CI [{low + 0.0:.1f}, {high + 0.0:.1f}]); "
-        f"{b} regression{'s' * (b != 1)}, {c} improvement{'s' * (c != 1)}; "
-        f"McNemar {_p(cmp.p_value)}: {verdict}, "
+        f"chunkrecall gate: {c} improvement{'s' * (c != 1)}, {b} regression{'s' * (b != 1)}: "
+        f"{evidence(cmp, alpha=alpha)}; hit-rate {cmp.hit_rate_before:.1%} -> "
+        f"{cmp.hit_rate_after:.1%} ({cmp.delta_points + 0.0:+.1f} pts, "
+        f"95% CI [{low + 0.0:.1f}, {high + 0.0:.1f}]); "
     )
     drop = -cmp.delta_points
     if gate == "cases":
         if b:
-            return True, line + "the gate fails (gate 'cases' fails on every regression)"
-        return False, line + "the gate passes (no regressions)"
+            return True, line + "the gate fails: gate 'cases' fails on every regression"
+        return False, line + "the gate passes: no regressions"
     if cmp.decision != "worse":
         return False, line + "the gate passes"
     if drop + 1e-9 < min_effect:  # a drop shown as 2.5 points meets a minimum of 2.5
         return False, line + (
-            f"but the drop of {drop:.1f} pts is under the minimum effect of {min_effect:g} pts, "
+            f"the drop of {drop:.1f} pts is under the minimum effect of {min_effect:g} pts: "
             "the gate passes"
         )
     return True, line + "the gate fails"
+
+
+def evidence(cmp: PairedComparison, *, alpha: float) -> str:
+    """What the exact one-sided McNemar tests say of the change, with their p-values:
+    ``better (McNemar exact, one-sided p = 0.031 < 0.05)``.
+
+    ``worse`` reads P(X >= b), ``better`` P(X >= c), X ~ Binomial(b + c, 1/2); with n
+    changed cases neither can fall below 0.5**n, which is what "too few" means.
+    """
+    b, c = cmp.regressions, cmp.improvements
+    worse, better = mcnemar_one_sided(b, c), mcnemar_one_sided(c, b)
+    if cmp.decision == "worse":
+        return f"worse (McNemar exact, one-sided p = {_p(worse)} < {alpha:g})"
+    if cmp.decision == "better":
+        return f"better (McNemar exact, one-sided p = {_p(better)} < {alpha:g})"
+    if cmp.decision == "no_difference":
+        return (
+            f"no significant change (McNemar exact, one-sided: worse p = {_p(worse)}, "
+            f"better p = {_p(better)}, neither < {alpha:g})"
+        )
+    n = b + c
+    if not n:
+        return (
+            "nothing changed (no case went from hit to miss or back: McNemar has nothing to test)"
+        )
+    return (
+        f"too few changed cases to tell (McNemar exact: with {n} changed case{'s' * (n != 1)} "
+        f"the one-sided p is at least {_p(0.5**n)}, not < {alpha:g})"
+    )
 
 
 @dataclass(frozen=True)

@@ -324,11 +324,29 @@ def setup_arguments(config: pytest.Config) -> list[str]:
     return found
 
 
+def selection_arguments(config: pytest.Config) -> list[str]:
+    """The command-line options and paths that chose this run's cases: ``-k``, ``-m`` and
+    the paths given.
+
+    Kept apart from :func:`setup_arguments`, which the report records: shards of one run
+    select different cases with the same setup.
+    """
+    found = []
+    if config.option.keyword:
+        found += ["-k", config.option.keyword]
+    if config.option.markexpr:
+        found += ["-m", config.option.markexpr]
+    if config.args_source == pytest.Config.ArgsSource.ARGS:  # not testpaths, not the cwd
+        found += config.args
+    return found
+
+
 def run_accept_command(config: pytest.Config) -> str:
-    """:func:`accept_command` of this pytest run."""
+    """:func:`accept_command` of this pytest run: its setup and its selection, so that the
+    update records the cases this run evaluated, as this run evaluated them."""
     setup = config.stash[OPTIONS].baseline
     return accept_command(
-        setup_arguments(config),
+        setup_arguments(config) + selection_arguments(config),
         baseline_name=setup.name if setup.path is not None else None,
         baseline_from_ini=not config.getoption("chunkrecall_baseline")
         and bool(config.getini("chunkrecall_baseline")),

@@ -37,21 +37,7 @@ _UNPRINTABLE = re.compile(
 
 def explain(result: CaseResult) -> str:
     """The plain-text failure message of a case that missed."""
-    lines = []
-    was = result.baseline
-    if was is not None and was.get("verdict") == "hit":
-        lines.append(
-            f"chunkrecall: regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
-            + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
-        )
-    why = _WHY[result.verdict].format(k=result.k, reranker=result.reranker)
-    if result.verdict == "ranked_out" and result.reranker is not None:
-        why = _WHY_FIRST_STAGE.format(candidates=result.candidates)
-    if result.verdict == "absent" and result.outside and not result.missing:
-        why = _WHY_OUTSIDE
-    elif result.verdict == "absent" and result.docs is not None:
-        why = _WHY_PINNED
-    lines.append(f"chunkrecall: {result.verdict} — {why}")
+    lines = [f"chunkrecall: {line}" for line in _headlines(result)]
     lines.append(f"  question: {printable(trimmed(result.question))}")
     for needle in result.needles:
         lines.append(f"  needle:   {shown(needle)}")
@@ -94,6 +80,32 @@ def explain(result: CaseResult) -> str:
         "    (the retriever returned nothing)"
     ]
     return "\n".join(lines)
+
+
+def reason(result: CaseResult) -> str:
+    """The failure message's first line in one line, without its ``chunkrecall:``: what the
+    Markdown's list of failing cases says of each."""
+    return _headlines(result)[0]
+
+
+def _headlines(result: CaseResult) -> list[str]:
+    """That the case regressed, if it did; then its verdict and what the verdict means."""
+    lines = []
+    was = result.baseline
+    if was is not None and was.get("verdict") == "hit":
+        lines.append(
+            f"regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
+            + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
+        )
+    why = _WHY[result.verdict].format(k=result.k, reranker=result.reranker)
+    if result.verdict == "ranked_out" and result.reranker is not None:
+        why = _WHY_FIRST_STAGE.format(candidates=result.candidates)
+    if result.verdict == "absent" and result.outside and not result.missing:
+        why = _WHY_OUTSIDE
+    elif result.verdict == "absent" and result.docs is not None:
+        why = _WHY_PINNED
+    lines.append(f"{result.verdict} — {why}")
+    return lines
 
 
 def _how_deep(result: CaseResult) -> str:

@@ -49,7 +49,13 @@ def gold_file_lines(
         lines.append(Line("info", said + (f"; {spans}" if spans else "")))
     return (
         lines
-        + _span_lines(info["geometry"], analysis, info["unit"], verbose=verbose)
+        + _span_lines(
+            info["geometry"],
+            analysis,
+            info["unit"],
+            verbose=verbose,
+            setup_said=same_setup_as is not None,
+        )
         + _split_cases(results, info["unit"], verbose=verbose)
     )
 
@@ -157,9 +163,18 @@ def _spans_text(analysis: SpanAnalysis | None, unit: str) -> str:
 
 
 def _span_lines(
-    geometry: Geometry, analysis: SpanAnalysis | None, unit: str, *, verbose: bool
+    geometry: Geometry,
+    analysis: SpanAnalysis | None,
+    unit: str,
+    *,
+    verbose: bool,
+    setup_said: bool = False,
 ) -> list[Line]:
-    """What the gold file's spans meet in that geometry: warnings, then what would fix them."""
+    """What the gold file's spans meet in that geometry: warnings, then what would fix them.
+
+    A hint of the geometry alone is said with the setup, once: not again for a file whose
+    setup an earlier one said (``setup_said``).
+    """
     if analysis is None:
         return []
     lines = []
@@ -176,13 +191,14 @@ def _span_lines(
     observed = analysis["observed_whole"]
     if _undelivered(geometry):
         # The same splitter would not deliver a larger overlap either.
-        lines.append(
-            Line(
-                "info",
-                "  a larger overlap will not help until the chunker delivers the one configured "
-                "(a line- or separator-based splitter drops overlap it cannot place on a separator)",
+        if not setup_said:
+            lines.append(
+                Line(
+                    "info",
+                    "  a larger overlap will not help until the chunker delivers the one configured "
+                    "(a line- or separator-based splitter drops overlap it cannot place on a separator)",
+                )
             )
-        )
     elif verbose or (observed is not None and observed < 1):
         lines += _recommendation(analysis, unit)
     note = finding(analysis)

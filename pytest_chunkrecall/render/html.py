@@ -14,7 +14,7 @@ through their ``span_at`` (``{"doc", "start", "end"}``) and ``cut``; a case with
 is still listed, only not marked.
 
 The page's script reads one JSON value embedded in it, built by :func:`page_model`:
-``overview`` (totals, gold files, the hit-rate curve, a comparison), ``cases`` (sorted by
+``overview`` (totals, gold files, the hit-rate curve, a comparison and the gate's sentence), ``cases`` (sorted by
 gold file, line and node id), ``documents`` (text cut into ``pieces`` ``[start, end,
 text, chunk ordinals, mark numbers]`` at every chunk edge, span edge and cut, so the
 script never does offset arithmetic on text; past ``EXCERPT_ABOVE`` characters, or
@@ -152,6 +152,8 @@ def page_model(data: PageData) -> PageModel:
             "gold_files": list(report.get("gold_files") or []),
             "curve": curve((report.get("totals") or {}).get("hit_rate_at")),
             "comparison": report.get("comparison"),
+            # the gate's sentence as the terminal and the Markdown say it, never reworded here
+            "gate": (report.get("baseline") or {}).get("gate"),
             "unevaluated": report.get("unevaluated") or [],
         },
         "cases": cases,

@@ -223,6 +223,7 @@
           cmp.ci95_points ? num(cmp.ci95_points[0], 1) + " \u2026 " + num(cmp.ci95_points[1], 1) : null, num(cmp.p_value, 4), cmp.decision]],
         [1, 1, 1, 1, 1, 1, 1, 1, 0]));
     }
+    if (o.gate) sec.appendChild(h("p", { class: "gate", "data-gate": "1", text: o.gate }));
     if (o.unevaluated && o.unevaluated.length) {
       sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) were not evaluated (skipped or errored)." }));
     }

@@ -5,13 +5,19 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..baseline.gating import GateOutcome, regression_note
+from ..baseline.gating import GateOutcome, absent_reason, regression_note
+from ..errors import counted, trimmed
 from ..evaluation.case_facts import Scored
+from ..evaluation.results import CaseResult
 from ..files import MARKER
 from ..run.fold import RunSummary
 from . import terminal
+from .failure import reason
 from .markdown_text import markdown_text
 from .summary import funnel_text
+
+NEEDLE_CHARS = 60
+"""How much of each needle a row of the failing cases shows."""
 
 
 def render(
@@ -53,8 +59,12 @@ def render(
         lines.append(f"**Gate failed:** {markdown_text(failure)}")
     for error in outcome.errors:
         lines.append(f"**Failed:** {markdown_text(error)}")
-    if outcome.fails_run:
+    absent = absent_reason(summary.absent_failed, summary.absent_named)
+    if comparison is not None and absent is not None:
+        lines.append(f"**{markdown_text(absent)}**")
+    if outcome.fails_run or (comparison is not None and absent is not None):
         lines.append("")
+    lines += _failing(summary)
     if outcome.drift:
         lines += ["### Changed since the baseline", ""]
         lines += [f"- {markdown_text(line)}" for line in outcome.drift.lines()] + [""]
@@ -102,6 +112,30 @@ def render(
         lines += [f"To accept this state as the new baseline: `{accept}`", ""]
     # last, so that the summary opens with its heading; a later run looks for it there
     return "\n".join([*lines, MARKER]) + "\n"
+
+
+def _failing(summary: RunSummary) -> list[str]:
+    """The failing cases, worst first (regressions, absent cases, the other failures), as a
+    table of at most ``FAILING_LISTED`` rows and a count of the rest."""
+    if not summary.failing:
+        return []
+    lines = [
+        f"### Failing cases ({summary.failing_evaluated:,})",
+        "",
+        "| case | verdict | needle | reason |",
+        "|---|---|---|---|",
+    ]
+    for entry in summary.failing:
+        result = CaseResult.from_json(entry)
+        needles = ", ".join(trimmed(needle, NEEDLE_CHARS) for needle in result.needles)
+        lines.append(
+            f"| {_code(entry['nodeid'])} | {_cell(result.verdict)} | {_cell(needles)} | "
+            f"{_cell(reason(result))} |"
+        )
+    rest = summary.failing_evaluated - len(summary.failing)
+    if rest:
+        lines += ["", f"… and {counted(rest, 'more failing case')}."]
+    return [*lines, ""]
 
 
 def _changes(title: str, rows: list[tuple[Scored, str]]) -> list[str]:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..baseline.gating import GateOutcome, regression_note
+from ..baseline.gating import GateOutcome, absent_reason, regression_note
 from ..errors import counted
 from ..run.fold import GoldFileRun, RunSummary
 from . import gold_file, terminal
@@ -108,6 +108,10 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
     lines += [Line("warning", f"chunkrecall: {note}") for note in outcome.notes]
     failed = outcome.failures + outcome.errors
     lines += [Line("failure", f"chunkrecall: FAILED: {failure}") for failure in failed]
+    absent = absent_reason(summary.absent_failed, summary.absent_named)
+    if comparison is not None and absent is not None:
+        # the gate may pass and the known misses be accepted: say what fails the run
+        lines.append(Line("failure", f"chunkrecall: {absent}"))
     for path, what in ((context.report_path, "JSON report"), (context.html_path, "HTML page")):
         # a file that could not be written has its red line above, never a "written"
         if path and (context.written is None or str(Path(path)) in context.written):

@@ -8,7 +8,8 @@ merged report of shards says what one run would.
 What a fold keeps of a case is what the end needs of it: a few numbers for the
 totals and the span arithmetic (:class:`CaseFact`), and its name in a list the
 summary prints (a change against the baseline, a split among the worst, a case
-not evaluated). Its whole entry is the spool's (:mod:`.spool`).
+not evaluated). Its whole entry is the spool's (:mod:`.spool`), except for the
+few failing cases the Markdown lists (at most :data:`FAILING_LISTED`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..baseline.gating import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
 from ..evaluation.case_facts import CaseBrief, CaseFact
@@ -44,6 +46,10 @@ SETUP_KEYS = (
 
 WORST_SPLITS = 10
 """How many of the longest split spans the Markdown summary lists."""
+
+FAILING_LISTED = 50
+"""How many failing cases the Markdown summary lists: regressions, then absent cases, then
+the other failures, each in gold-file and line order; the rest it counts."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +159,10 @@ class RunSummary:
     sweep_rows: list[sweep.SweepRow]
     worst_splits: list[SplitCase]
     setup_args: list[str]
+    failing: list[CaseEntry]  # the first FAILING_LISTED evaluated cases that failed, worst first
+    failing_evaluated: int  # evaluated cases that failed, listed or not
+    absent_failed: int  # absent cases that failed
+    absent_named: list[str]  # the ids of the first ABSENT_NAMED of them, in gold-file order
 
     @property
     def funnel(self) -> Funnel:
@@ -224,6 +234,9 @@ class RunFold:
         self._unevaluated: list[tuple[tuple[str, int, str], str]] = []
         self._expected = self._failed_cases = 0
         self._worst: list[tuple[tuple[int, str, int], SplitCase]] = []
+        self._failing: list[tuple[tuple[int, tuple[str, int, str]], CaseEntry]] = []
+        self._failing_evaluated = self._absent_failed = 0
+        self._absent: list[tuple[tuple[str, int, str], str]] = []
         self._tally = ComparisonTally(baseline) if baseline is not None else None
         self._sweep = sweep.SweepTally(sweep.parse(sweep_spec)) if sweep_spec else None
 
@@ -247,6 +260,8 @@ class RunFold:
         self._expected += outcome == "xfailed"
         if entry["span_split"]:
             self._add_split(entry)
+        if outcome == "failed":
+            self._add_failing(entry)
         if self._tally is not None:
             self._tally.add(CaseBrief.of(entry), lambda: CaseResult.from_json(entry))
         contributions = entry.get("sweep")
@@ -282,6 +297,21 @@ class RunFold:
         if len(self._worst) >= 4 * WORST_SPLITS:  # kept short, sorted only now and then
             self._worst = sorted(self._worst, key=lambda pair: pair[0])[:WORST_SPLITS]
 
+    def _add_failing(self, entry: CaseEntry) -> None:
+        """Keep a failed case for the Markdown's list, and an absent one for the reason line."""
+        self._failing_evaluated += 1
+        regression = (entry.get("baseline") or {}).get("verdict") == "hit"
+        absent = entry["verdict"] == "absent"
+        key = (0 if regression else 1 if absent else 2, order_key(entry))
+        self._failing.append((key, entry))
+        if len(self._failing) >= 4 * FAILING_LISTED:  # kept short, sorted only now and then
+            self._failing = sorted(self._failing, key=lambda pair: pair[0])[:FAILING_LISTED]
+        if absent:
+            self._absent_failed += 1
+            self._absent.append((order_key(entry), entry["id"]))
+            if len(self._absent) >= 4 * ABSENT_NAMED:
+                self._absent = sorted(self._absent)[:ABSENT_NAMED]
+
     def finish(self, *, existing: Mapping[str, set[str] | None] | None = None) -> RunSummary:
         """What the run says, its cases all folded in; ``existing`` (the case ids each gold
         file has now, ``None``: it is gone) names the baseline's removed cases."""
@@ -301,6 +331,12 @@ class RunFold:
                 :WORST_SPLITS
             ],
             setup_args=list(self.setup_args),
+            failing=[entry for _, entry in sorted(self._failing, key=lambda pair: pair[0])][
+                :FAILING_LISTED
+            ],
+            failing_evaluated=self._failing_evaluated,
+            absent_failed=self._absent_failed,
+            absent_named=[name for _, name in sorted(self._absent)][:ABSENT_NAMED],
         )
 
     def _gold_file(self, path: str) -> GoldFileRun:
