@@ -113,14 +113,24 @@ class Finder:
         if self.matcher.mode == "fuzzy" or doc_no < 0:
             return None
         text = self._match_text(doc_no)
-        low, high = 0, len(text)
-        if chunk.start is not None and chunk.end is not None:
-            low, high = self._folded(doc_no, chunk.start), self._folded(doc_no, chunk.end)
+        if chunk.start is None or chunk.end is None:
+            at = text.find(pattern)
+            if at < 0:
+                return None
+            return Occurrence(chunk.doc, *self._original(doc_no, at, at + len(pattern)))
+        low, high = self._folded(doc_no, chunk.start), self._folded(doc_no, chunk.end)
+        first: Occurrence | None = None
         at = text.find(pattern, low, high)
-        if at < 0:
-            return None
-        start, end = self._original(doc_no, at, at + len(pattern))
-        return Occurrence(chunk.doc, start, end)
+        while at >= 0:
+            start, end = self._original(doc_no, at, at + len(pattern))
+            if chunk.start <= start and end <= chunk.end:
+                return Occurrence(chunk.doc, start, end)
+            # A chunk that starts or ends inside what folding joins (an accent cut from
+            # its letter) shares that folded character with its neighbour: a match there
+            # begins outside the chunk, so look on for one inside it.
+            first = first or Occurrence(chunk.doc, start, end)
+            at = text.find(pattern, at + 1, high)
+        return first
 
     def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
         """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent.
