@@ -53,7 +53,16 @@ def requirements(name: str) -> dict[str, metadata.Distribution]:
 def base_install(site: Path) -> Path:
     """``site`` holding what ``pip install -e .`` installs, this checkout's package included."""
     site.mkdir()
-    for dist in requirements("pytest-chunkrecall").values():
+    required = requirements("pytest-chunkrecall")
+    # this checkout's own metadata may be the egg-info beside it, which lists the source tree:
+    # its package is linked from the checkout, and its metadata (the pytest11 entry point)
+    # written as an installed distribution's
+    own = required.pop("pytest-chunkrecall")
+    info = site / f"pytest_chunkrecall-{own.version}.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text(own.read_text("PKG-INFO") or own.read_text("METADATA") or "")
+    (info / "entry_points.txt").write_text(own.read_text("entry_points.txt") or "")
+    for dist in required.values():
         for top in sorted({Path(str(file)).parts[0] for file in dist.files or []}):
             # an editable install's finder and .pth point elsewhere; scripts live outside
             if top.startswith(("..", "__editable__", "__pycache__")) or top.endswith(".pth"):
