@@ -486,7 +486,14 @@ def test_a_crashed_worker_does_not_take_the_summary_with_it(shop):
     report = json.loads((shop.pytester.path / "r.json").read_text())
     assert report["totals"]["cases"] == 5
     assert (report["totals"]["hits"], report["totals"]["split_spans"]) == (3, 1)
-    assert report["totals"]["verdicts"] == {"hit": 3, "split": 1, "ranked_out": 0, "absent": 1}
+    assert report["totals"]["verdicts"] == {
+        "hit": 3,
+        "split": 1,
+        "ranked_out": 0,
+        "absent": 1,
+        "unparsed": 0,
+        "reranked_out": 0,
+    }
     assert "gold/policies.yaml::warranty" not in {case["nodeid"] for case in report["cases"]}
     assert report["unevaluated"] == ["gold/policies.yaml::warranty"]
     assert "Traceback" not in "\n".join(_summary(result))

@@ -89,10 +89,15 @@ def of_report(data: Mapping[str, Any], *, name: str) -> Completeness:
 
 
 def merged(parts: Iterable[Completeness]) -> Completeness:
-    """The completeness of shards merged into one report: whole only if every shard is."""
+    """The completeness of shards merged into one report: whole only if every shard is.
+
+    A whole merge selected what its shards did together: their cases summed, and each other
+    choice (``-k``, ``-m``, paths) where every shard made the same one. The shards' pytest-split
+    groups differ, and the merge is their union, which no one group names."""
+    parts = list(parts)
     broken = [part for part in parts if not part.complete]
     if not broken:
-        return Completeness()
+        return Completeness(selection=_selection_of_merge([part.selection for part in parts]))
     reason = "; ".join(part.reason or "incomplete" for part in broken)
     return Completeness(False, reason, sum(part.not_run for part in broken))
 
@@ -103,3 +108,19 @@ def refuse(part: Completeness, *, what: str) -> str:
         f"{part.reason}: the report is incomplete, and {what} does not gate part of a run; "
         f"run every case again, or give {ALLOW} to {what} it anyway"
     )
+
+
+def _selection_of_merge(selections: list[dict[str, Any]]) -> dict[str, Any]:
+    if not selections or not all(selections):
+        return {}
+    shared = {
+        key: value
+        for key, value in selections[0].items()
+        if key != "cases" and all(other.get(key) == value for other in selections[1:])
+    }
+    if len(selections) > 1:
+        shared.pop("split", None)
+    cases = [selection.get("cases") for selection in selections]
+    if all(isinstance(count, int) for count in cases):
+        shared = {"cases": sum(cases), **shared}
+    return shared
