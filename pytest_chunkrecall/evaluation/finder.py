@@ -310,18 +310,19 @@ class Finder:
         return folded
 
     def _passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
-        """The passage ``[start, end)`` of a document in match space: folded on its own, or
-        where no whitespace is near it, as part of the whole document."""
-        text = self.documents[doc_no].text
+        """The passage ``[start, end)`` of a document in match space."""
         if self.matcher.mode == "exact":
-            return unfolded(text)
+            return unfolded(self.documents[doc_no].text)
+        return self._passages(doc_no, start, end)
+
+    def _fold_passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
+        """The passage folded on its own, or where no whitespace is near it, as part of
+        the whole document."""
+        text = self.documents[doc_no].text
         low, high = widened(text, start, end)
         if high - low > end - start + _WIDENING:
             return FoldedPassage(0, self._fold(doc_no))
-        return self._passages(doc_no, low, high)
-
-    def _fold_passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
-        return fold_passage(self.documents[doc_no].text, start, end)
+        return fold_passage(text, low, high)
 
     def _original(self, doc_no: int, start: int, end: int) -> tuple[int, int]:
         """A passage of a document in match space, in the document's own offsets."""
