@@ -20,7 +20,7 @@ from pytest_chunkrecall.evaluation.results import (
     Held,
     preview,
 )
-from pytest_chunkrecall.text.folding import fold
+from pytest_chunkrecall.text.folding import fold, fold_passage, widened
 from pytest_chunkrecall.text.index import WordIndex
 
 # ---------------------------------------------------------------- locating
@@ -108,6 +108,35 @@ def test_folding_ascii_maps_every_character_back_to_its_original_range(text):
     for position, (start, end) in enumerate(ranges):
         assert folded.original_start(position) == start
         assert folded.original_end(position + 1) == end
+
+
+# Letters that folding composes with the marks after them, case that it folds, ß and a
+# ligature that it lengthens, and whitespace runs that it collapses.
+FOLDED_TEXT = st.text(alphabet="aeB\u0301\u0308\xdf\ufb01. \n\t\u3000", max_size=60)
+
+
+@settings(max_examples=400, deadline=None)
+@given(FOLDED_TEXT, st.data())
+@example("e\u0301 a  b", None)
+@example("ab\u0301", None)
+@example("a  \n b", None)
+def test_a_passage_widened_to_whitespace_folds_as_it_does_inside_its_whole_text(text, data):
+    if data is None:  # the examples: a passage that starts on a mark, one cut from its letter
+        start, end = 1, 2
+    else:
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+    whole = fold(text)
+    low, high = widened(text, start, end)
+    passage = fold_passage(text, low, high)
+    assert low <= start <= end <= high
+    shift = whole.folded_start(low)
+    assert passage.text == whole.text[shift : shift + len(passage.text)]
+    for position in range(len(passage.text)):
+        assert passage.original_start(position) == whole.original_start(shift + position)
+        assert passage.original_end(position + 1) == whole.original_end(shift + position + 1)
+    for offset in range(start, end + 1):
+        assert passage.folded_start(offset) + shift == whole.folded_start(offset)
 
 
 # ---------------------------------------------------------------- results as JSON

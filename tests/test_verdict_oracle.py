@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pytest
 from hypothesis import event, example, given, settings
@@ -147,12 +147,18 @@ def oracle(
     return "split", None, None
 
 
-def judged(world: World, mode: str = "exact"):
+def judged(world: World, mode: str = "exact", *, every_holder: bool = True):
     suite = build(world)
     finder = suite.finder(Matcher(mode))
     case = Case("c", "q", (world.needle,), world.span)
     result = judge(
-        case, suite.search("q", world.k), finder, gold_file="g", k=world.k, docs=world.docs
+        case,
+        suite.search("q", world.k),
+        finder,
+        gold_file="g",
+        k=world.k,
+        docs=world.docs,
+        every_holder=every_holder,
     )
     depth = len(suite.chunks)
     if result.verdict == "ranked_out":
@@ -264,6 +270,47 @@ def test_a_hit_reads_no_corpus_and_a_miss_does(monkeypatch):
     missed = World(documents, windows, [2, 0, 1], "30 days", None, None, 1)
     _, result = judged(missed, "normalized")
     assert (result.verdict, result.holding_ids, searched) == ("ranked_out", ["a.md#1"], ["30 days"])
+
+
+def test_a_hit_not_asked_for_every_holder_searches_no_corpus_for_them(monkeypatch):
+    documents = (Document("a.md", "The refund window is 30 days from delivery."),)
+    windows = {"a.md": [(0, 24), (21, 44), (10, 40)]}
+    world = World(documents, windows, [1, 0, 2], "30 days", None, None, 1)
+    searched = []
+
+    def search(self, pattern, docs=None):
+        searched.append(pattern)
+        return original(self, pattern, docs)
+
+    original = Finder.occurrences
+    monkeypatch.setattr(Finder, "occurrences", search)
+    for mode in ("exact", "normalized", "fuzzy"):
+        _, result = judged(world, mode, every_holder=False)
+        assert (result.verdict, result.holding_ids, searched) == ("hit", ["a.md#1"], [])
+    _, result = judged(world, "normalized")
+    assert (result.verdict, result.holding_ids) == ("hit", ["a.md#1", "a.md#2"])
+    assert searched == ["30 days"]
+
+
+@pytest.mark.parametrize("mode", ["exact", "normalized", "fuzzy"])
+@settings(max_examples=200)
+@given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
+def test_without_every_holder_a_hit_lists_its_retrieved_holders_and_nothing_else_changes(
+    mode, world
+):
+    suite, every = judged(world, mode)
+    _, retrieved = judged(world, mode, every_holder=False)
+    event(f"{mode}: {every.verdict}")
+    if every.verdict != "hit":
+        assert retrieved == every
+        return
+    holders = {
+        f"{chunk.doc}#{chunk.index}"
+        for chunk in (suite.chunks[number] for number in world.ranking[: world.k])
+        if f"{chunk.doc}#{chunk.index}" in every.holding_ids
+    }
+    assert holders <= set(retrieved.holding_ids) <= set(every.holding_ids)
+    assert retrieved == replace(every, holding_ids=retrieved.holding_ids)
 
 
 @pytest.mark.parametrize(("mode", "prepare"), [("exact", as_written), ("normalized", normalized)])

@@ -11,7 +11,7 @@ from rapidfuzz import fuzz, process
 
 from ..chunking.chunk import Chunk
 from ..corpus import Document
-from ..text.folding import Folded, fold
+from ..text.folding import Folded, FoldedPassage, fold, fold_passage, unfolded, widened
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
@@ -19,6 +19,12 @@ from .views import ChunkViews
 
 # How many chunk texts each match space keeps prepared (folded) at a time.
 _PREPARED_CHUNKS = 4096
+# How many chunks' passages of their documents are kept folded: a case's top k,
+# vouched for and then placed.
+_FOLDED_PASSAGES = 64
+# How much longer than its chunk a passage may be once widened to whitespace
+# before the whole document is folded instead (text with no whitespace nearby).
+_WIDENING = 256
 
 
 @dataclass(frozen=True)
@@ -60,10 +66,11 @@ class Finder:
         self.chunk_map = chunk_map
         self.chunks = chunks
         self.matcher = matcher
-        # Each document in match space, made when first needed: deciding a hit
-        # reads only the documents of its holding chunks; explaining a miss, or
-        # listing every holder of a span (:meth:`holders`), the whole corpus.
+        # Each document in match space, made when first needed: explaining a miss,
+        # or listing every holder of a span (:meth:`holders`), reads the whole
+        # corpus; deciding a hit only the passages of its holding chunks.
         self._folds: list[Folded | None] = [None] * len(documents)
+        self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
         self._texts: list[str] | None = None
         self._index: WordIndex | None = None
         # The chunks of recent results in match space: enough for the top k of
@@ -112,24 +119,25 @@ class Finder:
         doc_no = self._doc_no(chunk.doc)
         if self.matcher.mode == "fuzzy" or doc_no < 0:
             return None
-        text = self._match_text(doc_no)
         if chunk.start is None or chunk.end is None:
+            text = self._match_text(doc_no)
             at = text.find(pattern)
             if at < 0:
                 return None
             return Occurrence(chunk.doc, *self._original(doc_no, at, at + len(pattern)))
-        low, high = self._folded(doc_no, chunk.start), self._folded(doc_no, chunk.end)
+        passage = self._passage(doc_no, chunk.start, chunk.end)
+        low, high = passage.folded_start(chunk.start), passage.folded_start(chunk.end)
         first: Occurrence | None = None
-        at = text.find(pattern, low, high)
+        at = passage.text.find(pattern, low, high)
         while at >= 0:
-            start, end = self._original(doc_no, at, at + len(pattern))
+            start, end = passage.original_start(at), passage.original_end(at + len(pattern))
             if chunk.start <= start and end <= chunk.end:
                 return Occurrence(chunk.doc, start, end)
             # A chunk that starts or ends inside what folding joins (an accent cut from
             # its letter) shares that folded character with its neighbour: a match there
             # begins outside the chunk, so look on for one inside it.
             first = first or Occurrence(chunk.doc, start, end)
-            at = text.find(pattern, at + 1, high)
+            at = passage.text.find(pattern, at + 1, high)
         return first
 
     def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
@@ -300,6 +308,21 @@ class Finder:
         if folded is None:
             folded = self._folds[doc_no] = fold(self.documents[doc_no].text)
         return folded
+
+    def _passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
+        """The passage ``[start, end)`` of a document in match space."""
+        if self.matcher.mode == "exact":
+            return unfolded(self.documents[doc_no].text)
+        return self._passages(doc_no, start, end)
+
+    def _fold_passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
+        """The passage folded on its own, or where no whitespace is near it, as part of
+        the whole document."""
+        text = self.documents[doc_no].text
+        low, high = widened(text, start, end)
+        if high - low > end - start + _WIDENING:
+            return FoldedPassage(0, self._fold(doc_no))
+        return fold_passage(text, low, high)
 
     def _original(self, doc_no: int, start: int, end: int) -> tuple[int, int]:
         """A passage of a document in match space, in the document's own offsets."""

@@ -60,6 +60,9 @@ class Plan:
     pins: Mapping[str, frozenset[str]] = field(default_factory=dict)
     reranker: Component | None = None
     reference_loader: Component | None = None
+    # Whether a hit lists every chunk of the corpus holding its span (an output
+    # shows them): finding them reads the corpus, as a hit otherwise need not.
+    every_holder: bool = True
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -93,6 +96,7 @@ class Plan:
             candidates=candidates if second is not None else None,
             reranker=second.name if second is not None else None,
             reference=self.reference(suite),
+            every_holder=self.every_holder,
         )
         if result.verdict != "ranked_out" or self.depth <= asked:
             return result
@@ -220,11 +224,13 @@ def plan(
     k_override: int | None = None,
     length: Component | None = None,
     depth: int = DEFAULT_DEPTH,
+    every_holder: bool = True,
 ) -> Plan:
     """Combine the gold file's settings with the ini file's and what code supplies.
 
     The gold file wins, then code supplied by hooks, then the ini file, then the
     built-in defaults. Raises :class:`ChunkrecallError` naming the setting at fault.
+    ``every_holder``: a hit lists every chunk of the corpus that holds its span.
     """
     ini = ini or Settings()
     supplied = supplied or Supplied()
@@ -291,6 +297,7 @@ def plan(
         depth,
         reranker=reranker,
         reference_loader=_function("reference_loader", gold.settings, reference_loader, settings),
+        every_holder=every_holder,
     )
     _check_spans(the_plan)
     _check_candidates(the_plan)

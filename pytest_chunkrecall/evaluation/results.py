@@ -131,8 +131,9 @@ class CaseResult:
     every piece of the span between the cuts came back in the top k.
     ``retrieved_ids`` are the top k as ``<doc>#<index>`` (``None``: a result that
     is no chunk of the corpus), ``holding_ids`` every chunk that holds the span
-    whole (without one: every needle), retrieved or not; in fuzzy mode, the
-    retrieved ones that do and the one holding it where ``span_at`` is.
+    whole (without one: every needle), retrieved or not; in fuzzy mode, and
+    for a hit judged without ``every_holder``, the retrieved ones that do and
+    the one holding it where ``span_at`` is.
     ``span_at`` is where the span was found: for a hit, in the first retrieved
     chunk that holds it; for a miss, its first place in the corpus held whole
     (else its first place). ``docs`` the documents a ``doc:``

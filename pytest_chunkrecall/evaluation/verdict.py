@@ -9,9 +9,11 @@ A hit is decided from the retrieved chunks alone, as a hand-written
 ``needle in chunk`` test decides it. The corpus is searched to explain a miss:
 is the span in it at all (absent), whole in some chunk (ranked_out), or cut by
 a boundary (split)? A ``{from, to}`` span is the shortest such passage of the
-corpus, so finding it reads the corpus. Once the verdict is known, every entry
-lists each chunk that holds the span (``holding_ids``), which an IR measure of
-recall needs; it reads the corpus through its word index, as a miss does.
+corpus, so finding it reads the corpus. A miss's entry lists each chunk of the
+corpus that holds the span (``holding_ids``), which an IR measure of recall
+needs; a hit's lists them too only when asked (``every_holder``: an output
+such as the JSON report shows them), since finding them reads the corpus, and
+otherwise the retrieved chunks that hold it.
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ class _Context:
     docs: Collection[str] | None
     length: Callable[[str], int]
     unit: str
+    every_holder: bool
 
     def entry(self, verdict: Verdict, rank: int | None, **details: Any) -> CaseResult:
         """The case's result with ``verdict``, ``rank`` and the ``details`` of its verdict."""
@@ -121,6 +124,7 @@ def judge(
     candidates: Sequence[Retrieved] | None = None,
     reranker: str | None = None,
     reference: Reference | None = None,
+    every_holder: bool = True,
 ) -> CaseResult:
     """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, absent,
     reranked_out or, with a ``reference``, unparsed.
@@ -131,28 +135,32 @@ def judge(
     ``candidates`` are the first stage's results when the reranker named
     ``reranker`` picked ``top`` from them. ``reference`` is the source files of a
     corpus read through a loader, read only for a case whose span the corpus lacks.
+    ``every_holder``: a hit lists every chunk of the corpus that holds its span,
+    not only the retrieved ones (a miss always does).
     """
-    result = _judged(case, top, finder, gold_file, k, docs, length, unit, candidates, reference)
+    context = _Context(
+        case,
+        units_of(case, finder, docs),
+        TopK.of(top, finder, docs),
+        finder,
+        gold_file,
+        k,
+        docs,
+        length,
+        unit,
+        every_holder,
+    )
+    result = _judged(context, candidates, reference)
     if candidates is None:
         return result
     return replace(result, candidates=len(candidates), reranker=reranker)
 
 
 def _judged(
-    case: Case,
-    top: Sequence[Retrieved],
-    finder: Finder,
-    gold_file: str,
-    k: int,
-    docs: Collection[str] | None,
-    length: Callable[[str], int],
-    unit: str,
-    candidates: Sequence[Retrieved] | None,
-    reference: Reference | None,
+    context: _Context, candidates: Sequence[Retrieved] | None, reference: Reference | None
 ) -> CaseResult:
-    retrieved = TopK.of(top, finder, docs)
-    units = units_of(case, finder, docs)
-    context = _Context(case, units, retrieved, finder, gold_file, k, docs, length, unit)
+    case, units, finder, docs = context.case, context.units, context.finder, context.docs
+    retrieved = context.top
     holding = [retrieved.holding(pattern, finder) for pattern in units.patterns]
     if _hit_in_top(units, holding, retrieved, finder):
         return _hit(context, holding)
@@ -307,7 +315,7 @@ def _hit(context: _Context, holding: Sequence[list[int]]) -> CaseResult:
         rank,
         span_split=False,
         holding_rank=rank,
-        holding_ids=_holding_ids(context, holders),
+        holding_ids=_holding_ids(context, holders, search=context.every_holder),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         candidate_rank=max(chosen) if chosen and len(chosen) == len(holding) else None,
     )
@@ -366,7 +374,7 @@ def _miss(
         pieces_retrieved=pieces_retrieved(split, top.counted_chunks(), finder, docs)
         if verdict == "split"
         else None,
-        holding_ids=_holding_ids(context, holders),
+        holding_ids=_holding_ids(context, holders, search=True),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
         loading=loading,
@@ -381,16 +389,16 @@ def _closest(context: _Context, text: str) -> list[Closest]:
     return closest(finder, finder.matcher.prepare(text), retrieved)
 
 
-def _holding_ids(context: _Context, known: Sequence[Chunk]) -> list[str]:
-    """The ids of every chunk that holds the whole span (without one: every needle), sorted.
+def _holding_ids(context: _Context, known: Sequence[Chunk], *, search: bool) -> list[str]:
+    """The ids of the chunks that hold the whole span (without one: every needle), sorted.
 
-    The chunks of the corpus that do (:meth:`Finder.holders`), with the ``known``
-    holders: the retrieved ones and the one where the span was placed, which
-    a chunk without offsets or a fuzzy match may add.
+    The ``known`` holders (the retrieved ones and the one where the span was
+    placed, which a chunk without offsets or a fuzzy match may add) and, with
+    ``search``, every chunk of the corpus that does (:meth:`Finder.holders`).
     """
     finder, patterns = context.finder, context.units.patterns
     found = {chunk.index: chunk for chunk in known}
-    if patterns:
+    if search and patterns:
         every = [finder.holders(pattern, context.docs) for pattern in patterns]
         common = set.intersection(*({chunk.index for chunk in held} for held in every))
         found.update((chunk.index, chunk) for chunk in every[0] if chunk.index in common)

@@ -61,6 +61,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         k_override=opts.k_override,
         length=opts.length,
         depth=opts.depth,
+        every_holder=opts.shows_every_holder,
     )
     check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     return the_plan

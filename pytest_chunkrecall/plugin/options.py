@@ -74,6 +74,12 @@ class Options:
     concurrency: int = 1
     xdist_group: bool = True  # under xdist's --dist load, a gold file's cases on one worker
 
+    @property
+    def shows_every_holder(self) -> bool:
+        """Whether an output lists every chunk that holds a hit's span: the JSON report
+        (what ``export trec`` reads) and the HTML page do; the terminal never does."""
+        return self.report is not None or self.html is not None
+
 
 OPTIONS = pytest.StashKey[Options]()
 MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question

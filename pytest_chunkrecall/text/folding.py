@@ -2,6 +2,11 @@
 
 Folding a document keeps a map back to the original offsets, so a span
 found in folded text is placed exactly in the document its chunks index.
+
+Folding goes piece by piece, and a whitespace run is a piece of its own: a
+passage that starts and ends with whole runs folds as it does inside its text.
+So where a retrieved chunk holds a span is found by folding the chunk's own
+passage (:func:`fold_around`), with no folded copy of the corpus.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 
 _WHITESPACE = re.compile(r"\s+")
+_SPACE = re.compile(r"\s")
 _WHITESPACE_RUN = re.compile(r"\s\s+")  # the runs that folding shortens
 # Marks that NFKC composes with the character before them: combining diacritics,
 # kana voicing marks (also half-width), and the vowels and finals of conjoining Hangul.
@@ -78,6 +84,66 @@ def _across(
     if pos < segment_end:
         return to_starts[segment]
     return to_starts[segment] + to_sizes[segment] + (pos - segment_end)
+
+
+@dataclass(frozen=True)
+class FoldedPassage:
+    """The passage of a text from offset ``base`` on, in match space, mapped to and from
+    the whole text's offsets (its own offsets in match space start at 0)."""
+
+    base: int
+    folded: Folded
+
+    @property
+    def text(self) -> str:
+        return self.folded.text
+
+    def original_start(self, pos: int) -> int:
+        """Offset in the whole text of the folded character at ``pos``."""
+        return self.base + self.folded.original_start(pos)
+
+    def original_end(self, pos: int) -> int:
+        """Offset in the whole text just past the folded character at ``pos - 1``."""
+        return self.base + self.folded.original_end(pos)
+
+    def folded_start(self, pos: int) -> int:
+        """Folded offset of the whole text's character at ``pos`` (at or after ``base``)."""
+        return self.folded.folded_start(pos - self.base)
+
+
+def widened(text: str, start: int, end: int) -> tuple[int, int]:
+    """``[start, end)`` of ``text`` widened to the whitespace runs on either side, so that
+    the passage folds as it does inside the whole text: its first piece is the run before
+    ``start`` (or starts the text), its last is the run after ``end`` (or ends the text)."""
+    after = _WHITESPACE.search(text, end)
+    return _run_before(text, start), after.end() if after is not None else len(text)
+
+
+def fold_passage(text: str, start: int, end: int) -> FoldedPassage:
+    """``text[start:end]`` in match space, mapped to ``text``'s offsets; ``[start, end)``
+    as :func:`widened` gives it, for the passage to fold as it does inside ``text``."""
+    return FoldedPassage(start, fold(text[start:end]))
+
+
+def unfolded(text: str) -> FoldedPassage:
+    """``text`` as it is, its offsets mapped to themselves: exact matching's match space."""
+    return FoldedPassage(0, _Segments(text).folded(text))
+
+
+def _run_before(text: str, pos: int) -> int:
+    """Where the last whitespace run at or before ``pos`` starts, else 0."""
+    reach = 64
+    while True:
+        low = max(0, pos - reach)
+        spaces = [space.start() for space in _SPACE.finditer(text, low, pos + 1)]
+        if spaces:
+            start = spaces[-1]
+            while start > 0 and _SPACE.match(text, start - 1):
+                start -= 1
+            return start
+        if low == 0:
+            return 0
+        reach *= 8
 
 
 class _Segments:
