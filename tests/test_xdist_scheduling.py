@@ -23,40 +23,6 @@ def test_plain(number):
     pass
 """
 
-# The plain tests again, where under xdist each worker's first one waits until every worker
-# has started one: a worker that finished its gold file first would otherwise run through
-# all of them before the other worker finished its own, and only scheduling that gave one
-# worker all the plain tests would keep this waiting (until GUARD fails it).
-PLAIN_ON_EVERY_WORKER = """
-import os
-import time
-from pathlib import Path
-
-import pytest
-
-GUARD = 60  # seconds: only against a scheduler that starves a worker, never what is measured
-
-
-@pytest.fixture(scope="module")
-def every_worker_started():
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker is None:
-        return
-    started = Path(os.environ["PLAIN_STARTED"])
-    (started / worker).touch()
-    workers = int(os.environ["PYTEST_XDIST_WORKER_COUNT"])
-    deadline = time.monotonic() + GUARD
-    while len(list(started.iterdir())) < workers:
-        if time.monotonic() > deadline:
-            pytest.fail(f"only {sorted(p.name for p in started.iterdir())} ran a plain test")
-        time.sleep(0.01)
-
-
-@pytest.mark.parametrize("number", range(40))
-def test_plain(number, every_worker_started):
-    pass
-"""
-
 # "[gw1] [ 45%] PASSED gold/facts0.yaml::q0-3": who ran what, as -v shows it
 _RAN = re.compile(r"^\[(gw\d+)\] \[ *\d+%\] \w+ (\S+?)::(\S+)")
 
@@ -81,11 +47,7 @@ def two_files_and_plain_tests(shop: Shop) -> list[str]:
     "loaded", ["by entry point", pytest.param("with -p xdist.plugin", marks=pytest.mark.slow)]
 )
 def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monkeypatch, loaded):
-    asked = project(counted, copies=2)
-    counted.write("test_plain.py", PLAIN_ON_EVERY_WORKER)
-    started = counted.path / "plain_started"
-    started.mkdir()
-    monkeypatch.setenv("PLAIN_STARTED", str(started))
+    asked = two_files_and_plain_tests(counted)
     serial, plain = run(
         counted, "-p", "no:xdist", "-o", "chunkrecall_batch_size=4", subprocess=True
     )
