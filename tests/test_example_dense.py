@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from .conftest import QUIET
+
 # Checked without importing: wordllama configures the root logger on import,
 # and only the runs below need it.
 pytestmark = pytest.mark.skipif(
@@ -84,7 +86,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Run]:
             report = project / args[args.index("--chunkrecall-report") + 1]
             report.unlink(missing_ok=True)
             result = subprocess.run(
-                [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *args],
+                [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *QUIET, *args],
                 cwd=project,
                 capture_output=True,
                 text=True,

@@ -110,6 +110,27 @@ def test_xfail_lines_show_the_verdict_and_skipped_lines_the_case_line(shop: Shop
     )
 
 
+def test_an_xfail_reason_that_names_its_verdict_says_it_once(shop: Shop):
+    case = (
+        "  - id: {id}\n    question: customs\n    needle: 9 dollars\n"
+        "    span: {{from: Customs clearance, to: 9 dollars}}\n    xfail: {reason}\n"
+    )
+    shop.gold(
+        "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\ncases:\n"
+        + case.format(id="named", reason="'split: too far apart'")
+        + case.format(id="shouted", reason="'SPLIT - too far apart'")
+        + case.format(id="unnamed", reason="splitting the sentence loses it")
+    )
+    result = shop.run("-rx")
+    result.assert_outcomes(xfailed=3)
+    xfail_lines = [line for line in result.outlines if line.startswith("XFAIL ")]
+    assert xfail_lines == [
+        "XFAIL gold/policies.yaml::named - split: too far apart",
+        "XFAIL gold/policies.yaml::shouted - SPLIT - too far apart",
+        "XFAIL gold/policies.yaml::unnamed - split: splitting the sentence loses it",
+    ]
+
+
 def test_the_summary_names_the_split_cases_longest_span_first(shop: Shop):
     shop.gold(
         "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\n"

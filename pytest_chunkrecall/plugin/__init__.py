@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from collections.abc import Generator
 from pathlib import Path
@@ -256,12 +257,20 @@ def pytest_runtest_makereport(
     ):
         reason = getattr(test_report, "wasxfail", None)
         if reason is not None and item.result is not None and item.case.xfail is not None:
-            # the XFAIL line says what the expected miss was, beside the gold file's reason
-            verdict = item.result.verdict
-            if not reason.startswith(verdict):  # a reason may already name it
-                test_report.wasxfail = f"{verdict}: {reason}" if reason else verdict
+            test_report.wasxfail = xfail_line(item.result.verdict, reason)
         _attach(item, test_report)
     return test_report
+
+
+def xfail_line(verdict: str, reason: str) -> str:
+    """The XFAIL line's reason: what the expected miss was, then the gold file's reason.
+
+    A reason whose first word is the verdict already says it ("split: too far apart"), and
+    is kept as written; a first word that only starts like it ("splitting") is not the verdict.
+    """
+    if re.split(r"\W", reason, maxsplit=1)[0].lower() == verdict:
+        return reason
+    return f"{verdict}: {reason}" if reason else verdict
 
 
 def documents_of(suite: Suite) -> list[DocumentData]:
