@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_chunkrecall.__main__ import main
 from pytest_chunkrecall.evaluation.repeat import SEVERITY, combined
 from pytest_chunkrecall.evaluation.results import CaseResult
 
@@ -48,6 +51,21 @@ def build(chunks):
 def log(call):
     with open("calls.log", "a", encoding="utf-8") as out:
         out.write(json.dumps(call) + "\\n")
+"""
+
+# Ties broken by the order of a set of strings: the same in one process, but str hashes
+# depend on PYTHONHASHSEED, so two processes may order them differently.
+SEEDED = """
+def build(chunks):
+    def search(question, k):
+        words = question.lower().split()
+        tied = {}
+        for chunk in chunks:
+            score = sum(w in chunk.text.lower() for w in words)
+            tied.setdefault(score, set()).add(chunk.text)
+        return [text for score in sorted(tied, reverse=True) for text in tied[score]][:k]
+
+    return search
 """
 
 # Ties broken by chance, from a generator no test seeds.
@@ -315,3 +333,82 @@ def test_repeats_in_one_process_see_a_retriever_that_breaks_ties_by_chance(repli
     else:
         assert cases["tied"]["rank"] == max(seen)
     assert cases["restocking"]["unstable"] is False
+
+
+def rank_under_seed(shop: Shop, seed: int) -> int:
+    """Where the seeded retriever ranks the refund sentence, all chunks tied, under ``seed``."""
+    probe = (
+        "import rag, seeded; from pytest_chunkrecall import Chunk\n"
+        "text = open('docs/policies.md').read()\n"
+        "chunks = [Chunk(t, 'docs/policies.md', i) for i, t in enumerate(rag.sentences(text))]\n"
+        "ranked = seeded.build(chunks)('zzz', len(chunks))\n"
+        "print(next(r for r, t in enumerate(ranked, 1) if '30 days' in t))\n"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=shop.path,
+        env={"PYTHONHASHSEED": str(seed), "PYTHONPATH": f"{shop.path}:{sys.path[0]}"},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return int(found.stdout)
+
+
+@pytest.mark.slow
+def test_runs_under_two_hash_seeds_merged_as_repeats_show_the_case_unstable(
+    replicas, monkeypatch, capsys
+):
+    replicas.write("seeded.py", SEEDED)
+    replicas.gold(GOLD.replace("replicas:build", "seeded:build"))
+    ranks: dict[int, int] = {}
+    for seed in range(40):  # a top 2 of 7 shuffled chunks: each seed is lucky 2 times in 7
+        ranks[seed] = rank_under_seed(replicas, seed)
+        if min(ranks.values()) <= 2 < max(ranks.values()):
+            break
+    lucky = next(seed for seed, rank in ranks.items() if rank <= 2)
+    unlucky = next(seed for seed, rank in ranks.items() if rank > 2)
+    reports = {}
+    for seed in (lucky, unlucky):
+        # within one process the ties fall the same way every time: repeats see nothing
+        replicas.ini("chunkrecall_repeat = 2")
+        monkeypatch.setenv("PYTHONHASHSEED", str(seed))
+        name = f"seed{seed}.json"
+        replicas.pytester.runpytest_subprocess(
+            "-p", "no:randomly", "--chunkrecall-report", name,
+            *(["--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"]
+              if seed == lucky else []),
+        )  # fmt: skip
+        reports[seed] = json.loads((replicas.path / name).read_text())["cases"][0]
+        assert reports[seed]["unstable"] is False
+    assert reports[lucky]["rank"] == ranks[lucky]
+    assert reports[unlucky]["verdict"] == "ranked_out"
+    monkeypatch.chdir(replicas.path)
+    merged = ["merge", "--repeats", f"seed{lucky}.json", f"seed{unlucky}.json", "--out", "m.json"]
+    assert main(merged) == 0
+    tied = json.loads((replicas.path / "m.json").read_text())["cases"][0]
+    assert tied["unstable"] is True
+    assert tied["ranks_seen"] == [ranks[lucky]] * 2 + [None] * 2
+    assert (tied["verdict"], tied["outcome"]) == ("ranked_out", "failed")
+    # against the baseline the lucky seed wrote, the unstable case is a regression, or left out
+    capsys.readouterr()
+    assert main(["compare", "m.json", "--baseline", "b.json"]) == 1
+    assert "  regression gold/policies.yaml::tied: hit at rank" in capsys.readouterr().out
+    assert main(["compare", "m.json", "--baseline", "b.json", "--unstable", "quarantine"]) == 0
+    out = capsys.readouterr().out
+    assert (
+        "chunkrecall: 1 unstable case left out of the comparison: gold/policies.yaml::tied" in out
+    )
+    assert "0 regressions" in out
+
+
+def test_merge_refuses_repeats_that_hold_other_cases(replicas, monkeypatch, capsys):
+    replicas.run("--chunkrecall-report", "all.json")
+    replicas.run("--chunkrecall-report", "one.json", "-k", "tied")
+    monkeypatch.chdir(replicas.path)
+    assert main(["merge", "--repeats", "all.json", "one.json", "--out", "m.json"]) == 2
+    assert capsys.readouterr().err == (
+        "error: gold/policies.yaml::restocking is in all.json and not in one.json: repeats of a "
+        "run hold the same cases (select the same tests in each)\n"
+    )
+    assert not (replicas.path / "m.json").exists()
