@@ -226,6 +226,15 @@ def test_repeats_go_through_the_calls_in_flight(replicas):
     assert sorted(asked) == ["restocking fee"] * 3 + ["zzz"] * 3  # each repeat of each, once
 
 
+def test_repeats_under_xdist_give_the_same_report_and_summary(replicas):
+    replicas.ini("chunkrecall_repeat = 3")
+    _, serial = replicas.report()
+    result, parallel = replicas.report("-n", "2")
+    assert parallel["cases"] == serial["cases"]
+    assert parallel["totals"] == serial["totals"]
+    result.stdout.fnmatch_lines(["chunkrecall: 1 unstable case, counted at its worst: *::tied *"])
+
+
 def test_asked_once_the_report_has_no_repeat_keys_and_is_the_same_as_without_the_option(
     replicas,
 ):
