@@ -224,6 +224,9 @@
         [1, 1, 1, 1, 1, 1, 1, 1, 0]));
     }
     if (o.gate) sec.appendChild(h("p", { class: "gate", "data-gate": "1", text: o.gate }));
+    if (o.unstable && o.unstable.length) {
+      sec.appendChild(h("p", { "data-unstable": o.unstable.length }, [o.unstable.length + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
+    }
     if (o.unevaluated && o.unevaluated.length) {
       sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) were not evaluated (skipped or errored)." }));
     }
