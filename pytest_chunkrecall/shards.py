@@ -1,7 +1,8 @@
 """The ``merge`` and ``compare`` commands: a run split over CI jobs, gated as one run.
 
 ``merge`` joins the reports of disjoint shards into the report one run would have
-written; ``compare`` sets such a report against a baseline and prints the summary,
+written (with ``--repeats``, the reports of one run repeated, each case combined from its
+repeats); ``compare`` sets such a report against a baseline and prints the summary,
 writes the Markdown and exits with the status that one run would have.
 """
 
@@ -23,9 +24,11 @@ from .baseline.gating import (
     case_outcome,
     existing_cases,
     gate_run,
+    quarantined,
 )
 from .errors import ChunkrecallError
 from .evaluation.case_facts import CaseBrief
+from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
 from .render import json_report, markdown
@@ -34,7 +37,7 @@ from .run import completeness, source, sweep
 from .run.completeness import ALLOW
 from .run.entry import CaseEntry
 from .run.fold import RunFold, fingerprints_of, setups_of
-from .run.merge import Shard, gather, read_report, shard_of
+from .run.merge import Shard, gather, read_report, repeats, shard_of
 from .run.spool import Spool
 
 MERGE_HELP = "Merge the JSON reports of disjoint shards into the report of one run"
@@ -42,7 +45,7 @@ COMPARE_HELP = "Gate a JSON report against a baseline: the summary and exit stat
 
 
 def configure_merge(parser: argparse.ArgumentParser) -> None:
-    """``merge R1.json R2.json … --out M.json [--force] [--allow-mixed]``."""
+    """``merge R1.json R2.json … --out M.json [--force] [--allow-mixed] [--repeats]``."""
     parser.add_argument(
         "reports",
         type=Path,
@@ -60,6 +63,12 @@ def configure_merge(parser: argparse.ArgumentParser) -> None:
         ALLOW,
         action="store_true",
         help="Merge a shard whose run stopped early; the merged report then says it is incomplete",
+    )
+    parser.add_argument(
+        "--repeats",
+        action="store_true",
+        help="The reports are repeats of one run, each with the same cases (e.g. run under "
+        "different PYTHONHASHSEED): each case is its worst result, unstable where they differ",
     )
     parser.add_argument(
         "--allow-mixed",
@@ -109,6 +118,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
         "--min-hit-rate", type=float, metavar="SHARE", help="As chunkrecall_min_hit_rate, 0 to 1"
     )
     parser.add_argument(
+        "--unstable",
+        choices=POLICIES,
+        default="strict",
+        help="As the ini option chunkrecall_unstable (default: strict)",
+    )
+    parser.add_argument(
         "--markdown",
         type=Path,
         metavar="PATH",
@@ -154,7 +169,7 @@ def run_merge(args: argparse.Namespace) -> int:
         [(name, source.of_report(data, name=name)) for name, data in reports],
         allow_mixed=args.allow_mixed,
     )
-    fold, spool = gather(reports, fold=_fold)
+    fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)
     try:
         summary = fold.finish()
         report = json_report.head(
@@ -187,10 +202,12 @@ def run_compare(args: argparse.Namespace) -> int:
     changed = drift(base, setups_of(shard.gold_info), fingerprints_of(shard.gold_info))
 
     def outcome_of(case: CaseEntry) -> CaseEntry:
-        return _outcome(case, base, settings, changed)
+        return _outcome(case, base, settings, changed, args.unstable)
 
     fold, spool = gather(
-        [(name, data)], fold=lambda shard: _fold(shard, base, settings.alpha), each=outcome_of
+        [(name, data)],
+        fold=lambda shard: _fold(shard, base, settings.alpha, args.unstable),
+        each=outcome_of,
     )
     try:
         return _compare(args, settings, base, fold, spool, made_from, whole)
@@ -312,21 +329,40 @@ def _settings(args: argparse.Namespace) -> GateSettings:
     return GateSettings(args.gate, args.alpha, args.min_effect, args.max_drop, args.min_hit_rate)
 
 
-def _fold(shard: Shard, base: baseline.Baseline | None = None, alpha: float = 0.05) -> RunFold:
+def _fold(
+    shard: Shard,
+    base: baseline.Baseline | None = None,
+    alpha: float = 0.05,
+    unstable: Policy = "strict",
+) -> RunFold:
     return RunFold(
-        baseline=base, sweep_spec=shard.sweep_spec, alpha=alpha, setup_args=shard.setup_args
+        baseline=base,
+        sweep_spec=shard.sweep_spec,
+        alpha=alpha,
+        setup_args=shard.setup_args,
+        unstable=unstable,
     )
 
 
 def _outcome(
-    case: CaseEntry, base: baseline.Baseline, settings: GateSettings, changed: Drift
+    case: CaseEntry,
+    base: baseline.Baseline,
+    settings: GateSettings,
+    changed: Drift,
+    unstable: Policy,
 ) -> CaseEntry:
     """The case's entry with the outcome and baseline entry a run against ``base`` gives it."""
     if not case.get("verdict"):
         return case
     brief = CaseBrief.of(case)
     entry = base.get(brief.gold_file, brief.id)
-    decided = case_outcome(brief, entry, xfail=case.get("xfail"), gate=settings.gate)
+    decided = case_outcome(
+        brief,
+        entry,
+        xfail=case.get("xfail"),
+        gate=settings.gate,
+        quarantined=quarantined(case.get("unstable"), case.get("ranks_seen"), unstable),
+    )
     was = None
     if entry is not None:
         was = entry.to_json()

@@ -455,6 +455,26 @@ def test_fields_the_report_may_carry_are_shown(browser, example, tmp_path):
     assert opened.problems == []
 
 
+def test_an_unstable_case_is_named_in_the_overview_and_shows_its_ranks_seen(
+    browser, example, tmp_path
+):
+    data = copy.deepcopy(example)
+    report: dict[str, Any] = data["report"]  # type: ignore[assignment]
+    for case in report["cases"]:
+        if case.get("verdict") is not None:
+            case.update(unstable=case["nodeid"] == SPLIT_CASE, ranks_seen=[1, None, 2])
+    opened = tab(browser, data, tmp_path / "repeats.html")
+    page = opened.open()
+    named = page.locator("[data-unstable]")
+    assert named.get_attribute("data-unstable") == "1"
+    assert SPLIT_CASE in named.text_content()
+    page = opened.open(f"#case:{SPLIT_CASE}")
+    article = page.locator(f"[data-case='{SPLIT_CASE}']").text_content()
+    assert "unstable, counted at its worst: ranks seen 1, missed, 2" in article
+    page.close()
+    assert opened.problems == []
+
+
 def test_a_bare_report_makes_a_page_without_errors(browser, tmp_path):
     opened = tab(browser, {"report": {}, "documents": []}, tmp_path / "bare.html")
     for view in ("overview", "cases", "documents", "lab"):

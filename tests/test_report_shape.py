@@ -39,6 +39,11 @@ BROKEN = {
     "a nodeid that is a number": {"nodeid": 7},
     "a span_split that is text": {"span_split": "no"},
     "a k of 0": {"k": 0},
+    "an unstable that is text": {"unstable": "yes", "ranks_seen": [1, None]},
+    "ranks seen of one repeat": {"unstable": False, "ranks_seen": [1]},
+    "ranks seen with a rank of 0": {"unstable": True, "ranks_seen": [0, 1]},
+    "unstable without ranks seen": {"unstable": True},
+    "ranks seen without unstable": {"ranks_seen": [1, 2]},
 }
 
 
@@ -50,6 +55,13 @@ def test_what_the_schema_refuses_the_reader_refuses(name: str) -> None:
         schema_check(report)
     with pytest.raises(ChunkrecallError, match=r"r\.json is damaged: case 1"):
         check_report(report, name="r.json")
+
+
+def test_a_case_with_repeats_passes_both() -> None:
+    report = good()
+    report["cases"][0].update({"unstable": True, "ranks_seen": [1, None, 3]})
+    schema_check(report)
+    assert check_report(report, name="r.json") is report
 
 
 @pytest.mark.parametrize("key", ["nodeid", "gold_file", "id", "line", "verdict", "outcome"])

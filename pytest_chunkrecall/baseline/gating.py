@@ -7,13 +7,14 @@ merged report of shards passes or fails exactly as the one run would have.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from ..errors import ChunkrecallError, counted
 from ..evaluation.case_facts import Scored
+from ..evaluation.repeat import Policy, ranks_text
 from ..evaluation.results import CaseResult, Totals
 from ..gold import load
 from ..measures.statistics import Gate, PairedComparison, compare_pairs, evidence, gate_line
@@ -110,15 +111,25 @@ class CaseOutcome:
 
 
 def case_outcome(
-    result: Scored, entry: Entry | None, *, xfail: str | None, gate: Gate, updating: bool = False
+    result: Scored,
+    entry: Entry | None,
+    *,
+    xfail: str | None,
+    gate: Gate,
+    updating: bool = False,
+    quarantined: Sequence[int | None] | None = None,
 ) -> CaseOutcome:
     """The test outcome of an evaluated case: the one decision ``CaseItem.runtest`` and the
     ``compare`` command both take.
 
-    A hit passes (an ``xpassed`` under a YAML ``xfail``); a YAML ``xfail`` keeps its own
+    An unstable case under ``chunkrecall_unstable = quarantine`` (``quarantined``: the
+    ranks its repeats saw) is an expected failure whatever it got. Otherwise a hit
+    passes (an ``xpassed`` under a YAML ``xfail``); a YAML ``xfail`` keeps its own
     meaning; an ``absent`` needle is a gold-data error to fix, never a miss to accept;
     any other miss is an expected failure when :func:`expectation` says why.
     """
+    if quarantined is not None:
+        return CaseOutcome("xfailed", quarantine_reason(quarantined))
     if result.hit:
         return CaseOutcome("xpassed" if xfail is not None else "passed")
     if xfail is not None:
@@ -128,6 +139,24 @@ def case_outcome(
         if reason is not None:
             return CaseOutcome("xfailed", reason)
     return CaseOutcome("failed")
+
+
+def quarantine_reason(ranks_seen: Sequence[int | None]) -> str:
+    """Why a quarantined case is an expected failure: the ranks its repeats saw."""
+    return (
+        f"unstable: ranks seen {ranks_text(ranks_seen)} (chunkrecall_unstable = quarantine "
+        "leaves it out of the baseline comparison)"
+    )
+
+
+def quarantined(
+    unstable: bool | None, ranks_seen: Sequence[int | None] | None, policy: Policy
+) -> Sequence[int | None] | None:
+    """The ranks seen of a case that ``policy`` quarantines, else ``None``: it is judged as
+    any other."""
+    if policy == "quarantine" and unstable and ranks_seen is not None:
+        return ranks_seen
+    return None
 
 
 def gate_run(

@@ -27,7 +27,9 @@ from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
 from .gold_facts import GoldFacts
+from .prefetch import Key
 from .reference import Reference
+from .repeat import combined
 from .results import CaseResult
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
@@ -63,6 +65,7 @@ class Plan:
     # Whether a hit lists every chunk of the corpus holding its span (an output
     # shows them): finding them reads the corpus, as a hit otherwise need not.
     every_holder: bool = True
+    repeat: int = 1
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -75,13 +78,22 @@ class Plan:
         return f"units of {self.length.name}" if self.length else "chars"
 
     def evaluate(self, suite: Suite, case: Case) -> CaseResult:
-        """Evaluate one case of this gold file against ``suite``."""
+        """Evaluate one case of this gold file against ``suite``, asking its question
+        :attr:`repeat` times: the worst result, and whether they differed (see :mod:`.repeat`)."""
+        return combined([self._evaluate(suite, case, repeat) for repeat in range(self.repeat)])
+
+    def keys(self, case: Case, suite: Suite) -> list[Key]:
+        """What the retriever is asked for ``case``, once for each repeat."""
+        asked = self.asked(case, suite)
+        return [(case.question, asked, repeat) for repeat in range(self.repeat)]
+
+    def _evaluate(self, suite: Suite, case: Case, repeat: int) -> CaseResult:
         k = self.k(case)
         docs = self.pins.get(case.doc) if case.doc is not None else None
         finder = suite.finder(self.matcher(case))
         second = suite.reranker(self.reranker, where=self._reranker_where())
         asked = self.asked(case, suite)
-        top = candidates = suite.search(case.question, asked)
+        top = candidates = suite.search(case.question, asked, repeat=repeat)
         if second is not None:
             top = second.rerank(case.question, candidates, k)
         result = judge(
@@ -103,7 +115,7 @@ class Plan:
         # How far down the holding chunk is decides what to do: raise k, add a
         # reranker, or fix the question. One more call, for ranked_out cases only.
         try:
-            deeper = suite.search(case.question, self.depth)
+            deeper = suite.search(case.question, self.depth, repeat=repeat)
         except ChunkrecallError as exc:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
         return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
@@ -225,6 +237,7 @@ def plan(
     length: Component | None = None,
     depth: int = DEFAULT_DEPTH,
     every_holder: bool = True,
+    repeat: int = 1,
 ) -> Plan:
     """Combine the gold file's settings with the ini file's and what code supplies.
 
@@ -298,6 +311,7 @@ def plan(
         reranker=reranker,
         reference_loader=_function("reference_loader", gold.settings, reference_loader, settings),
         every_holder=every_holder,
+        repeat=repeat,
     )
     _check_spans(the_plan)
     _check_candidates(the_plan)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
@@ -23,7 +23,8 @@ from typing import Any
 from ..errors import USER_FAULTS, ChunkrecallError
 from ..retrieval.adapters import BatchFunction, SearchFunction
 
-Key = tuple[str, int]  # (question, k)
+# (question, k, repeat): with chunkrecall_repeat above 1 each repeat is its own answer
+Key = tuple[str, int, int]
 # What one call gave: (True, the results) or (False, the exception it raised).
 Outcome = tuple[bool, Any]
 POLL = 0.2  # seconds a case's thread waits for an answer before it looks for signals
@@ -60,21 +61,23 @@ class Prefetch:
         """Whether a whole batch (or call) more could be in flight."""
         return len(self._pending) <= self.window - self.unit
 
-    def ask(self, claims: Iterable[tuple[str, Key]]) -> None:
-        """Claim an answer for each ``(case, key)``, asking the retriever for keys not asked yet."""
-        new: dict[int, list[str]] = {}
-        for case, key in claims:
+    def ask(self, claims: Iterable[tuple[str, Sequence[Key]]]) -> None:
+        """Claim the answers for each ``(case, keys)``, asking the retriever for keys not asked
+        yet: a batch holds questions of one k and one repeat."""
+        new: dict[tuple[int, int], list[str]] = {}
+        for case, keys in claims:
             if case in self._claimed:
                 continue
             self._claimed.add(case)
-            self._takers[key] = self._takers.get(key, 0) + 1
-            if key not in self._pending:
-                self._pending[key] = Future()
-                new.setdefault(key[1], []).append(key[0])
-        for k, questions in new.items():
+            for key in keys:
+                self._takers[key] = self._takers.get(key, 0) + 1
+                if key not in self._pending:
+                    self._pending[key] = Future()
+                    new.setdefault(key[1:], []).append(key[0])
+        for (k, repeat), questions in new.items():
             for start in range(0, len(questions), self.unit):
                 chunk = questions[start : start + self.unit]
-                futures = [self._pending[(question, k)] for question in chunk]
+                futures = [self._pending[(question, k, repeat)] for question in chunk]
                 if self._pool is None:
                     self._run(chunk, k, futures)
                 else:

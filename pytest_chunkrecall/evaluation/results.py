@@ -147,6 +147,10 @@ class CaseResult:
     chunk where it gives one, and ``reranker`` the second stage's name.
     ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
     source files whose reference text a missing span could not be checked against, and why.
+    With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
+    (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
+    each one's rank (``None``: it missed the top k). Asked once, both are ``None`` and
+    its JSON has neither key.
     """
 
     gold_file: str
@@ -186,6 +190,8 @@ class CaseResult:
     reranker: str | None = None
     loading: LoadingLoss | None = None
     reference_notes: list[str] = field(default_factory=list)
+    unstable: bool | None = None
+    ranks_seen: list[int | None] | None = None
 
     @property
     def hit(self) -> bool:
@@ -195,8 +201,12 @@ class CaseResult:
         return outcome_text(self.verdict, self.rank)
 
     def to_json(self) -> dict[str, Any]:
-        """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its deep copies)."""
-        return _plain(self)  # type: ignore[no-any-return]
+        """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its
+        deep copies); a case asked once has no ``unstable`` and ``ranks_seen`` keys."""
+        plain: dict[str, Any] = _plain(self)
+        if self.ranks_seen is None:
+            del plain["unstable"], plain["ranks_seen"]
+        return plain
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
@@ -225,6 +235,8 @@ class CaseResult:
         if values.get("loading"):
             values["loading"] = LoadingLoss(**values["loading"])
         values["reference_notes"] = list(values.get("reference_notes") or [])
+        if values.get("ranks_seen") is not None:
+            values["ranks_seen"] = list(values["ranks_seen"])
         return cls(**values)
 
 

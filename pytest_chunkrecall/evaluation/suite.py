@@ -243,9 +243,10 @@ class Suite:
             )
         return self.prefetch
 
-    def search(self, question: str, k: int) -> list[retrieval.Retrieved]:
-        """The retriever's top ``k`` for ``question`` (asked ahead, when it was)."""
-        key: Key = (question, k)
+    def search(self, question: str, k: int, *, repeat: int = 0) -> list[retrieval.Retrieved]:
+        """The retriever's top ``k`` for ``question`` in its ``repeat``-th asking (0 the first;
+        asked ahead, when it was)."""
+        key: Key = (question, k, repeat)
         if self.prefetch is not None and self.prefetch.holds(key):
             outcome = self.prefetch.take(key)
         else:

@@ -172,6 +172,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "then be thread-safe (default: 1)",
     )
     parser.addini(
+        "chunkrecall_repeat",
+        "How many times each question is asked, through the same batches and threads; a case "
+        "whose verdict or rank differs between them is unstable, its outcome the worst "
+        "(default: 1)",
+    )
+    parser.addini(
+        "chunkrecall_unstable",
+        "What becomes of an unstable case: 'strict' (default) takes its worst result; "
+        "'quarantine' makes it an expected failure, left out of the baseline comparison",
+    )
+    parser.addini(
         "chunkrecall_xdist_group",
         "Under pytest-xdist's --dist load, send all cases of a gold file to one worker, so "
         "that each worker builds only the suites of the files it runs (default: true)",

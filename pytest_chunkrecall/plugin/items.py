@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from ..baseline.drift import span_documents
-from ..baseline.gating import case_outcome
+from ..baseline.gating import case_outcome, quarantined
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.plan import Plan, Supplied, plan
+from ..evaluation.repeat import ranks_text
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
@@ -62,6 +63,7 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
         length=opts.length,
         depth=opts.depth,
         every_holder=opts.shows_every_holder,
+        repeat=opts.repeat,
     )
     check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     return the_plan
@@ -218,8 +220,20 @@ class CaseItem(pytest.Item):
             self.user_properties.append(
                 ("candidate_rank", "" if result.candidate_rank is None else result.candidate_rank)
             )
+        if result.ranks_seen is not None:
+            self.user_properties += [
+                ("unstable", bool(result.unstable)),
+                ("ranks_seen", ranks_text(result.ranks_seen)),
+            ]
         decided = case_outcome(
-            result, entry, xfail=self.case.xfail, gate=setup.gates.gate, updating=setup.update
+            result,
+            entry,
+            xfail=self.case.xfail,
+            gate=setup.gates.gate,
+            updating=setup.update,
+            quarantined=quarantined(
+                result.unstable, result.ranks_seen, self.config.stash[OPTIONS].unstable
+            ),
         )
         if decided.outcome in ("passed", "xpassed"):
             return  # pytest makes an xpass of a pass under the YAML xfail mark
@@ -249,9 +263,9 @@ class CaseItem(pytest.Item):
         prefetch = suite.ahead(batch_size=opts.batch_size, concurrency=opts.concurrency)
         if prefetch is None or (prefetch.claimed(self.nodeid) and not prefetch.wants_more()):
             return
-        claims = [(self.nodeid, (self.case.question, self.plan.asked(self.case, suite)))]
+        claims = [(self.nodeid, self.plan.keys(self.case, suite))]
         for other in ahead.upcoming(self, 4 * prefetch.window):
-            if len(claims) >= prefetch.window:
+            if len(claims) * self.plan.repeat >= prefetch.window:
                 break
             if (
                 isinstance(other, CaseItem)
@@ -259,9 +273,7 @@ class CaseItem(pytest.Item):
                 and other.case.skip is None
                 and not prefetch.claimed(other.nodeid)
             ):
-                claims.append(
-                    (other.nodeid, (other.case.question, self.plan.asked(other.case, suite)))
-                )
+                claims.append((other.nodeid, self.plan.keys(other.case, suite)))
         prefetch.ask(claims)
 
     def repr_failure(

@@ -27,6 +27,7 @@ from ..config.settings import (
 from ..corpus import ROOTS_OPTION, corpus_roots, matches_pattern
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
+from ..evaluation.repeat import MAX_REPEAT, POLICIES, Policy
 from ..evaluation.suite import Component
 from ..files import foreign_content, not_regular, output_problem, real_target
 from ..gold.safe_yaml import load_inline
@@ -73,6 +74,8 @@ class Options:
     batch_size: int = DEFAULT_BATCH_SIZE
     concurrency: int = 1
     xdist_group: bool = True  # under xdist's --dist load, a gold file's cases on one worker
+    repeat: int = 1  # how many times each question is asked
+    unstable: Policy = "strict"
 
     @property
     def shows_every_holder(self) -> bool:
@@ -122,6 +125,19 @@ def read(config: pytest.Config) -> Options:
         batch_size=ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
         concurrency=ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
         xdist_group=ini_switch(config, "xdist_group", default=True),
+        repeat=ini_whole(config, "repeat", 1, low=1, high=MAX_REPEAT),
+        unstable=_unstable(config),
+    )
+
+
+def _unstable(config: pytest.Config) -> Policy:
+    """What becomes of an unstable case: ``chunkrecall_unstable``, checked now."""
+    value = ini_value(config, "unstable") or "strict"
+    for policy in POLICIES:
+        if value == policy:
+            return policy
+    raise pytest.UsageError(
+        f"ini option chunkrecall_unstable must be one of {', '.join(POLICIES)}, not {value!r}"
     )
 
 

@@ -58,6 +58,7 @@ class RunOwner:
             sweep_spec=options.sweep_spec if options.sweep else None,
             alpha=options.baseline.gates.alpha,
             setup_args=setup_arguments(config),
+            unstable=options.unstable,
         )
         self.spool = Spool()
         self.documents: dict[str, DocumentData] = {}  # for the HTML page, when it is asked for

@@ -145,17 +145,21 @@ def page_model(data: PageData) -> PageModel:
         document_view(doc, cases, excerpts=excerpts)
         for doc in sorted(data["documents"], key=lambda d: d["id"])
     ]
+    overview: dict[str, Any] = {
+        "totals": report.get("totals") or {},
+        "gold_files": list(report.get("gold_files") or []),
+        "curve": curve((report.get("totals") or {}).get("hit_rate_at")),
+        "comparison": report.get("comparison"),
+        # the gate's sentence as the terminal and the Markdown say it, never reworded here
+        "gate": (report.get("baseline") or {}).get("gate"),
+        "unevaluated": report.get("unevaluated") or [],
+    }
+    unstable = [case["nodeid"] for case in cases if case.get("unstable")]
+    if unstable:  # cases whose repeats (chunkrecall_repeat) differed, each at its worst
+        overview["unstable"] = unstable
     return {
         "chunkrecall_page": 1,
-        "overview": {
-            "totals": report.get("totals") or {},
-            "gold_files": list(report.get("gold_files") or []),
-            "curve": curve((report.get("totals") or {}).get("hit_rate_at")),
-            "comparison": report.get("comparison"),
-            # the gate's sentence as the terminal and the Markdown say it, never reworded here
-            "gate": (report.get("baseline") or {}).get("gate"),
-            "unevaluated": report.get("unevaluated") or [],
-        },
+        "overview": overview,
         "cases": cases,
         "documents": documents,
         "lab": [lab_view(gold, cases, documents) for gold in report.get("gold_files") or []],

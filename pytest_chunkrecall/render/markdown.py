@@ -53,6 +53,9 @@ def render(
     lines.append("")
     if totals.cases:
         lines += [funnel_text(summary), ""]
+    unstable = terminal.unstable_line(summary, compared=comparison is not None)
+    if unstable is not None:
+        lines += [markdown_text(unstable.removeprefix("chunkrecall: ")), ""]
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     for failure in gate_failures:

@@ -76,6 +76,9 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
     lines.append(Line("info", verdicts))
     if totals.cases:
         lines.append(Line("info", funnel_text(summary)))
+    unstable = terminal.unstable_line(summary, compared=outcome.comparison is not None)
+    if unstable is not None:
+        lines.append(Line("warning", unstable))
     rows = summary.sweep_rows
     if rows:
         table = [row.to_json(rows[0]) for row in rows]

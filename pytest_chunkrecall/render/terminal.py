@@ -6,8 +6,10 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal, NamedTuple
 
 from ..baseline.saved import Comparison
+from ..errors import counted
+from ..evaluation.repeat import ranks_text
 from ..evaluation.results import STAGE_VERDICTS, CaseResult, Totals
-from ..run.fold import Funnel
+from ..run.fold import Funnel, RunSummary
 
 Kind = Literal[
     "headline",  # the run's hit-rate
@@ -69,6 +71,28 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
             "(each piece in some top-k chunk)"
         )
     return line
+
+
+def unstable_line(summary: RunSummary, *, compared: bool) -> str | None:
+    """``chunkrecall: 2 unstable cases, counted at their worst: a.yaml::x (ranks seen 1,
+    missed, 1), …``, or
+    ``None``: every case's repeats agreed. Under quarantine, with a baseline, it says they
+    were left out of the comparison."""
+    count = summary.unstable_count
+    if not count:
+        return None
+    named = ", ".join(
+        f"{case.nodeid} (ranks seen {ranks_text(case.ranks_seen)})" for case in summary.unstable
+    )
+    if count > len(summary.unstable):
+        named += f" and {count - len(summary.unstable):,} more"
+    cases = counted(count, "unstable case")
+    if not summary.quarantine:
+        return f"chunkrecall: {cases}, counted at {'its' if count == 1 else 'their'} worst: {named}"
+    if compared:
+        return f"chunkrecall: {cases} left out of the comparison: {named}"
+    expected = "an expected failure" if count == 1 else "expected failures"
+    return f"chunkrecall: {cases} quarantined as {expected}: {named}"
 
 
 def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) -> str:

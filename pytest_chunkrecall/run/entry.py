@@ -74,6 +74,8 @@ class CaseEntry(_EveryCase, total=False):
     reranker: str | None
     loading: dict[str, Any] | None
     reference_notes: list[str]
+    unstable: bool
+    ranks_seen: list[int | None]
     sweep: list[dict[str, Any]]
 
 

@@ -23,6 +23,7 @@ from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
 from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
+from ..evaluation.repeat import Policy
 from ..evaluation.results import CaseResult, Totals
 from . import sweep
 from .entry import CaseEntry, order_key
@@ -46,6 +47,9 @@ SETUP_KEYS = (
 
 WORST_SPLITS = 10
 """How many of the longest split spans the Markdown summary lists."""
+
+UNSTABLE_LISTED = 20
+"""How many unstable cases the summary names; the rest it counts."""
 
 FAILING_LISTED = 50
 """How many failing cases the Markdown summary lists: regressions, then absent cases, then
@@ -119,15 +123,27 @@ class SplitCase:
 
 
 @dataclass(frozen=True)
+class UnstableCase:
+    """A case whose repeats differed (``chunkrecall_repeat``): its node id and each repeat's
+    rank (``None``: it missed the top k)."""
+
+    nodeid: str
+    ranks_seen: list[int | None]
+
+
+@dataclass(frozen=True)
 class GoldFileRun:
     """One gold file of a run: its facts (``None`` until a case of it ran), the facts of its
-    evaluated cases in line order, their totals and their span arithmetic."""
+    evaluated cases in line order, their totals and their span arithmetic; ``quarantined``
+    the ids of its unstable cases that ``chunkrecall_unstable = quarantine`` keeps out of the
+    baseline."""
 
     path: str
     info: GoldInfo | None
     cases: list[CaseFact]
     totals: Totals
     analysis: SpanAnalysis | None
+    quarantined: frozenset[str] = frozenset()
 
     @property
     def funnel(self) -> Funnel:
@@ -140,8 +156,13 @@ class GoldFileRun:
         return self.info is not None and ("reranker" in self.info or "loader" in self.info)
 
     def entries(self) -> dict[str, Entry]:
-        """What the baseline records of each evaluated case, by id."""
-        return {fact.id: Entry(fact.verdict, fact.rank, fact.span_split) for fact in self.cases}
+        """What the baseline records of each evaluated case, by id: not a quarantined case's
+        result, which may be a lucky one."""
+        return {
+            fact.id: Entry(fact.verdict, fact.rank, fact.span_split)
+            for fact in self.cases
+            if fact.id not in self.quarantined
+        }
 
 
 @dataclass(frozen=True)
@@ -163,6 +184,9 @@ class RunSummary:
     failing_evaluated: int  # evaluated cases that failed, listed or not
     absent_failed: int  # absent cases that failed
     absent_named: list[str]  # the ids of the first ABSENT_NAMED of them, in gold-file order
+    unstable: list[UnstableCase]  # the first UNSTABLE_LISTED unstable cases, in gold-file order
+    unstable_count: int  # unstable cases, listed or not
+    quarantine: bool  # whether unstable cases are left out of the baseline comparison
 
     @property
     def funnel(self) -> Funnel:
@@ -213,7 +237,9 @@ class RunFold:
 
     ``baseline`` is what each evaluated case is set against; ``sweep_spec`` the
     sweep whose rows the cases' contributions add up to, with their evidence at
-    ``alpha``; ``setup_args`` the command-line options that changed the setup.
+    ``alpha``; ``setup_args`` the command-line options that changed the setup;
+    ``unstable`` what becomes of an unstable case (``quarantine``: it is left out of the
+    comparison with the baseline, and of an updated baseline).
     """
 
     def __init__(
@@ -223,7 +249,12 @@ class RunFold:
         sweep_spec: str | None = None,
         alpha: float = 0.05,
         setup_args: Sequence[str] = (),
+        unstable: Policy = "strict",
     ) -> None:
+        self.quarantine = unstable == "quarantine"
+        self._unstable: list[tuple[tuple[str, int, str], UnstableCase]] = []
+        self._unstable_count = 0
+        self._quarantined: dict[str, set[str]] = {}  # by gold file, the case ids
         self.sweep_spec = sweep_spec
         self.alpha = alpha
         self.setup_args = list(setup_args)
@@ -262,7 +293,9 @@ class RunFold:
             self._add_split(entry)
         if outcome == "failed":
             self._add_failing(entry)
-        if self._tally is not None:
+        if entry.get("unstable"):
+            self._add_unstable(entry)
+        if self._tally is not None and not self._quarantined_now(entry):
             self._tally.add(CaseBrief.of(entry), lambda: CaseResult.from_json(entry))
         contributions = entry.get("sweep")
         if self._sweep is not None and contributions:
@@ -296,6 +329,21 @@ class RunFold:
         self._worst.append((key, found))
         if len(self._worst) >= 4 * WORST_SPLITS:  # kept short, sorted only now and then
             self._worst = sorted(self._worst, key=lambda pair: pair[0])[:WORST_SPLITS]
+
+    def _quarantined_now(self, entry: CaseEntry) -> bool:
+        """Whether the case is left out of the comparison with the baseline: unstable, under
+        quarantine (its result may be a lucky one)."""
+        return self.quarantine and bool(entry.get("unstable"))
+
+    def _add_unstable(self, entry: CaseEntry) -> None:
+        if self.quarantine:
+            self._quarantined.setdefault(entry["gold_file"], set()).add(entry["id"])
+        self._unstable_count += 1
+        self._unstable.append(
+            (order_key(entry), UnstableCase(entry["nodeid"], entry["ranks_seen"]))
+        )
+        if len(self._unstable) >= 4 * UNSTABLE_LISTED:  # kept short, sorted only now and then
+            self._unstable = sorted(self._unstable, key=lambda pair: pair[0])[:UNSTABLE_LISTED]
 
     def _add_failing(self, entry: CaseEntry) -> None:
         """Keep a failed case for the Markdown's list, and an absent one for the reason line."""
@@ -337,6 +385,11 @@ class RunFold:
             failing_evaluated=self._failing_evaluated,
             absent_failed=self._absent_failed,
             absent_named=[name for _, name in sorted(self._absent)][:ABSENT_NAMED],
+            unstable=[case for _, case in sorted(self._unstable, key=lambda pair: pair[0])][
+                :UNSTABLE_LISTED
+            ],
+            unstable_count=self._unstable_count,
+            quarantine=self.quarantine,
         )
 
     def _gold_file(self, path: str) -> GoldFileRun:
@@ -350,4 +403,5 @@ class RunFold:
                 if fact.verdict not in ("absent", "unparsed")  # no span in the loaded text
             ]
             analysis = analyse(spans, info["geometry"])
-        return GoldFileRun(path, info, facts, Totals.of(facts), analysis)
+        quarantined = frozenset(self._quarantined.get(path, ()))
+        return GoldFileRun(path, info, facts, Totals.of(facts), analysis, quarantined)

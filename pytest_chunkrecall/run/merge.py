@@ -11,8 +11,10 @@ from typing import Any
 from ..baseline.drift import setup_changes
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
+from ..evaluation.repeat import combined, worst
+from ..evaluation.results import CaseResult
 from ..files import read_json
-from .entry import CaseEntry, dumps, order_key
+from .entry import CaseEntry, dumps, evaluated, order_key
 from .fold import REPORT_FORMAT, SETUP_KEYS, RunFold
 from .report_shape import check_report
 from .spool import Spool
@@ -144,3 +146,55 @@ def _same_setup(path: str, seen: tuple[str, GoldInfo], other: tuple[str, GoldInf
             f"{path} was evaluated with two setups: {first} and {second} differ in "
             f"{'; '.join(changes)}; run every shard with the same configuration and corpus"
         )
+
+
+def repeats(reports: Sequence[tuple[str, Mapping[str, Any]]]) -> tuple[str, dict[str, Any]]:
+    """The reports of one run repeated (each case in each report, e.g. under different
+    ``PYTHONHASHSEED``) as one report whose cases combine their repeats.
+
+    Each case's result is the worst of its repeats, with ``unstable`` and ``ranks_seen``
+    (see :mod:`..evaluation.repeat`), and the entry, outcome included, of the report that
+    gave it; a case one report could not evaluate is that report's entry. Raises
+    :class:`ChunkrecallError` when the reports do not hold the same cases under the same
+    setups, or the same options.
+    """
+    (first_name, first), rest = reports[0], reports[1:]
+    shards = [shard_of(data, name=name) for name, data in reports]
+    for shard in shards[1:]:
+        if shard.sweep_spec != shards[0].sweep_spec or shard.setup_args != shards[0].setup_args:
+            raise ChunkrecallError(
+                f"{first_name} and {shard.name} were run with different options "
+                f"({shards[0].options()} and {shard.options()}); repeats of a run share them"
+            )
+        for path, info in shard.gold_info.items():
+            if path in shards[0].gold_info:
+                _same_setup(path, (first_name, shards[0].gold_info[path]), (shard.name, info))
+    by_case: dict[str, list[CaseEntry]] = {case["nodeid"]: [case] for case in first["cases"]}
+    for name, data in rest:
+        ids = {case["nodeid"] for case in data["cases"]}
+        for nodeid in sorted(set(by_case) ^ ids)[:1]:
+            where, lacks = (name, first_name) if nodeid in ids else (first_name, name)
+            raise ChunkrecallError(
+                f"{nodeid} is in {where} and not in {lacks}: repeats of a run hold the same "
+                "cases (select the same tests in each)"
+            )
+        for case in data["cases"]:
+            by_case[case["nodeid"]].append(case)
+    cases = [_combined(entries) for entries in by_case.values()]
+    return " + ".join(name for name, _ in reports), {**first, "cases": cases}
+
+
+def _combined(entries: Sequence[CaseEntry]) -> CaseEntry:
+    """One case's entry from its entries in each repeated report."""
+    unevaluated = [entry for entry in entries if entry["verdict"] is None]
+    if unevaluated:
+        return unevaluated[0]
+    results = [CaseResult.from_json(entry) for entry in entries]
+    chosen = entries[worst(results)]
+    return evaluated(
+        chosen["nodeid"],
+        combined(results),
+        xfail=chosen["xfail"],
+        outcome=chosen["outcome"],
+        sweep=chosen.get("sweep"),
+    )

@@ -94,6 +94,12 @@ _EVALUATED: dict[str, Callable[[Any], str | None]] = {
     "holding_rank": _rank,
     "retrieved_ids": _ids,
     "holding_ids": _ids,
+    "unstable": lambda value: None if isinstance(value, bool) else "must be true or false",
+    "ranks_seen": lambda value: (
+        None
+        if isinstance(value, list) and len(value) > 1 and not any(_rank(rank) for rank in value)
+        else "must be a list of two or more ranks (whole numbers from 1, or null)"
+    ),
 }
 
 
@@ -160,6 +166,9 @@ def _check_case(case: Any, number: int, paths: set[str], name: str) -> None:
             problem = check(case[key]) if key in case else None
             if problem:
                 raise _damaged(name, f"{where}: {key!r} is {_shown(case[key])}; it {problem}")
+        for key, other in (("unstable", "ranks_seen"), ("ranks_seen", "unstable")):
+            if key in case and other not in case:
+                raise _damaged(name, f"{where} has {key!r} but no {other!r}")
     if case["gold_file"] not in paths:
         raise _damaged(
             name,

@@ -1,0 +1,91 @@
+"""A case asked several times (``chunkrecall_repeat``): its worst result, and whether it is stable.
+
+A retriever whose ties are broken by set or dict order, an approximate index, a
+remote service: the same question need not get the same top k twice. A case
+whose verdict or holding rank differs between repeats is *unstable*, and its
+outcome is the worst result seen, so that a gate never passes on a lucky draw.
+
+Severity, from best to worst (:data:`SEVERITY`): ``hit``, ``reranked_out``,
+``ranked_out``, ``split``, ``unparsed``, ``absent``. A miss is worse than a hit;
+among misses, the earlier the stage that lost the case, the worse (a span the
+reranker dropped was at least among the candidates). Within one verdict a larger
+holding rank is worse, and no holding rank (deeper than looked) worst of all.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import Literal
+
+from .results import CaseResult, Verdict
+
+Policy = Literal["strict", "quarantine"]
+POLICIES: tuple[Policy, ...] = ("strict", "quarantine")
+"""``chunkrecall_unstable``: an unstable case's outcome is its worst result (``strict``), or an
+expected failure left out of the baseline comparison (``quarantine``)."""
+
+MAX_REPEAT = 100
+"""The most times ``chunkrecall_repeat`` asks each question."""
+
+SEVERITY: tuple[Verdict, ...] = (
+    "hit",
+    "reranked_out",
+    "ranked_out",
+    "split",
+    "unparsed",
+    "absent",
+)
+"""The verdicts from best to worst: which of a case's repeats its outcome is."""
+
+
+def severity(result: CaseResult) -> tuple[int, float]:
+    """How bad ``result`` is: its verdict's place in :data:`SEVERITY`, then its holding rank
+    (``None``, deeper than looked, counts as infinitely deep)."""
+    rank = result.holding_rank if result.holding_rank is not None else result.rank
+    return SEVERITY.index(result.verdict), math.inf if rank is None else rank
+
+
+def unstable(results: Sequence[CaseResult]) -> bool:
+    """Whether the repeats of one case differ in verdict, rank or holding rank (or one of
+    them was itself an unstable case's combined result)."""
+    differ = len({(r.verdict, r.rank, r.holding_rank) for r in results}) > 1
+    return differ or any(r.unstable for r in results)
+
+
+def worst(results: Sequence[CaseResult]) -> int:
+    """The index of the worst of ``results`` (the first of equally bad ones)."""
+    return max(range(len(results)), key=lambda index: severity(results[index]))
+
+
+def ranks_seen(result: CaseResult) -> list[int | None]:
+    """The rank in each repeat of ``result``: its own rank (``None``: it missed the top k),
+    or the ranks a combined result saw."""
+    if result.ranks_seen is not None:
+        return list(result.ranks_seen)
+    return [result.rank if result.hit else None]
+
+
+def combined(results: Sequence[CaseResult]) -> CaseResult:
+    """The result of a case asked ``len(results)`` times, in the order asked.
+
+    One result is returned as it is. Of several, the worst (see :func:`worst`), with
+    ``unstable`` and ``ranks_seen``: each repeat's rank, ``None`` where it missed the top
+    k. A result that combines repeats already (a report of a run with
+    ``chunkrecall_repeat``) counts as the repeats it combines.
+    """
+    if not results:
+        raise ValueError("a case is asked at least once")
+    if len(results) == 1:
+        return results[0]
+    return replace(
+        results[worst(results)],
+        unstable=unstable(results),
+        ranks_seen=[rank for result in results for rank in ranks_seen(result)],
+    )
+
+
+def ranks_text(ranks_seen: Sequence[int | None]) -> str:
+    """``1, 3, missed``: the ranks of a case's repeats, as a message says them."""
+    return ", ".join("missed" if rank is None else str(rank) for rank in ranks_seen)
