@@ -228,9 +228,39 @@ STARTS_ON_AN_ACCENT = World(
 )
 
 
+# The one retrieved window of d0 ends between "cafe" and its U+0301, and d1 has "cafe"
+# where no chunk holds it whole: the case is a hit, and d0 has no place for it.
+ENDS_BEFORE_AN_ACCENT = World(
+    (
+        Document("d0.md", "doc0  cafe\u0301 30 30"),
+        Document("d1.md", "doc1 30 30 cafe"),
+    ),
+    {"d0.md": [(0, 10)], "d1.md": [(0, 1)]},
+    [0, 1],
+    "cafe",
+    None,
+    None,
+    1,
+)
+
+
+def places_inside(text: str, chunk: Chunk, unit: str) -> bool:
+    """Whether ``text`` has ``unit`` (normalized) between the chunk's offsets, at a place
+    that parts no letter from a combining mark after or before it."""
+    low, high = chunk.start, chunk.end
+    return any(
+        normalized(text[i:j]) == unit
+        and not unicodedata.combining(text[i])
+        and (j == len(text) or not unicodedata.combining(text[j]))
+        for i in range(low, high)
+        for j in range(i + 1, high + 1)
+    )
+
+
 @settings(max_examples=300)
 @given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
 @example(world=STARTS_ON_AN_ACCENT)
+@example(world=ENDS_BEFORE_AN_ACCENT)
 def test_a_hit_places_its_span_in_the_first_retrieved_chunk_that_holds_it(world):
     suite, result = judged(world, "normalized")
     if result.verdict != "hit":
@@ -243,6 +273,12 @@ def test_a_hit_places_its_span_in_the_first_retrieved_chunk_that_holds_it(world)
     ]
     at = result.span_at
     first = holders[0]
+    if not places_inside(suite.document(first.doc).text, first, unit):
+        # The first holder has the unit only where its window parts a letter from the
+        # accent after it: its document, folded whole, has no such place, so none is named
+        # (the corpus vouched for the hit elsewhere).
+        assert at is None
+        return
     assert (at.doc, first.start <= at.start, at.end <= first.end) == (first.doc, True, True)
     assert normalized(suite.document(at.doc).text[at.start : at.end]) == unit
     assert {f"{chunk.doc}#{chunk.index}" for chunk in holders} <= set(result.holding_ids)
