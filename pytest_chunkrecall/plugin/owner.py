@@ -24,7 +24,7 @@ import pytest
 from ..baseline import saved as baseline
 from ..baseline.gating import GateOutcome, accept_command, existing_cases, gate_run
 from ..baseline.update import write_updated
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
 from ..render import html, json_report, markdown
@@ -187,7 +187,7 @@ class RunOwner:
         except ChunkrecallError as exc:
             outcome.errors.append(str(exc))
         else:
-            outcome.notes.append(f"baseline {setup.name} written: {written.size} cases")
+            outcome.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
             kept = written.kept_line()
             if kept is not None:
                 outcome.notes.append(kept)

@@ -8,10 +8,11 @@ from typing import Any
 
 from ..chunking.geometry import Geometry
 from ..chunking.survival import SpanAnalysis, finding
+from ..errors import counted
 from ..evaluation.case_facts import CaseFact
 from ..evaluation.gold_facts import GoldFacts, GoldInfo
 from ..evaluation.results import Totals
-from .terminal import Line, count, percent, rate
+from .terminal import Line, percent, rate
 
 WORST_SPLITS = 5  # split cases named per gold file without -v
 
@@ -68,8 +69,8 @@ def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[Line]:
     geometry = info["geometry"]
     unit = info["unit"]
     corpus = (
-        f"  corpus {info['corpus']}: {count(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
-        f"chunker {_call(info['chunker'], info['chunker_args'])} -> {count(info['chunks'], 'chunk')}"
+        f"  corpus {info['corpus']}: {counted(info['documents'], 'doc')}, {info['corpus_chars']:,} chars; "
+        f"chunker {_call(info['chunker'], info['chunker_args'])} -> {counted(info['chunks'], 'chunk')}"
         + f" (index x{geometry['index_multiplier']:.2f})"
         + f"; retriever {_call(info['retriever'], info['retriever_args'])}"
         + _reranker_text(info)
@@ -183,7 +184,7 @@ def _span_lines(
         lines.append(
             Line(
                 "warning",
-                f"  ! {count(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
+                f"  ! {counted(len(too_long), 'span')} longer than every chunk ({analysis['largest_chunk']} {unit}): "
                 f"{', '.join(too_long)}; no overlap can keep {'it' if len(too_long) == 1 else 'them'} whole, "
                 "only a larger or structural chunk can",
             )

@@ -64,10 +64,10 @@ def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
     )
     misses = totals.cases - totals.hits
     if expected:
-        line += f" ({expected} of the {count(misses, 'miss', 'misses')} expected)"
+        line += f" ({expected} of the {counted(misses, 'miss', 'misses')} expected)"
     if totals.pieces_retrieved:
         line += (
-            f"; {count(totals.pieces_retrieved, 'split span')} came back in pieces "
+            f"; {counted(totals.pieces_retrieved, 'split span')} came back in pieces "
             "(each piece in some top-k chunk)"
         )
     return line
@@ -103,7 +103,7 @@ def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) 
     configured (or a case was lost there); ``k`` is the top k's size when every
     gold file has the same.
     """
-    steps = [count(funnel.cases, "case")]
+    steps = [counted(funnel.cases, "case")]
     if loader or funnel.loaded != funnel.cases:
         steps.append(f"{funnel.loaded:,} loaded")
     steps.append(f"{funnel.whole:,} kept whole by chunking")
@@ -112,11 +112,6 @@ def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) 
     steps.append(f"{funnel.top_k:,} in the top {k if k is not None else 'k'}")
     lost = ", ".join(f"{number:,} {verdict}" for verdict, number in funnel.lost.items())
     return "funnel: " + " → ".join(steps) + (f" (lost: {lost})" if lost else "")
-
-
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """``1 doc``, ``3 docs``: a number and its noun."""
-    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
 
 
 def percent(rate: float) -> str:
@@ -189,9 +184,9 @@ def comparison_lines(
     """What changed against the baseline: counts, then each regression, improvement, new and
     removed case; ``note`` adds to a regression's line (say, that its document changed)."""
     counts = (
-        f"{count(len(comparison.regressions), 'regression')}, "
-        f"{count(len(comparison.improvements), 'improvement')}, "
-        f"{count(len(comparison.known_misses), 'known miss', 'known misses')}, "
+        f"{counted(len(comparison.regressions), 'regression')}, "
+        f"{counted(len(comparison.improvements), 'improvement')}, "
+        f"{counted(len(comparison.known_misses), 'known miss', 'known misses')}, "
         f"{len(comparison.new)} new, {len(comparison.removed)} removed"
     )
     before = " (before this update)" if updating else ""
