@@ -24,11 +24,14 @@ import yaml
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.render.html import ChunkWindow, DocumentData, PageData
 
+from .conftest import QUIET
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "example_project"
 SHARED_DATA = ROOT.parent / "shared" / "data" / "chunking_evaluation"
 PUBMED_ARGS = {"size": 800, "overlap": 200}
-QUIET = ("-p", "no:cacheprovider", "-p", "no:randomly", "-p", "no:hypothesispytest")
+# the runs are made by module-scoped fixtures, before _quiet_inner_runs sets PYTEST_ADDOPTS
+OPTIONS = ("-p", "no:cacheprovider", "-p", "no:randomly", *QUIET)
 
 
 def run_report(project: Path, *args: str) -> dict[str, Any]:
@@ -38,7 +41,7 @@ def run_report(project: Path, *args: str) -> dict[str, Any]:
         sys.executable,
         "-m",
         "pytest",
-        *QUIET,
+        *OPTIONS,
         "-q",
         "--chunkrecall-report",
         str(path),

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from .conftest import Shop
+from .conftest import QUIET_ADDOPTS, Shop
 
 ACTION = yaml.safe_load((Path(__file__).parents[1] / "action.yml").read_text(encoding="utf-8"))
 EXPRESSION = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
@@ -80,6 +80,7 @@ def run_action(
     steps: dict[str, dict[str, str]] = {}
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTEST_"))}
     env |= {"GITHUB_STEP_SUMMARY": str(summary), "RUNNER_TEMP": str(tmp), "CI": "true"}
+    env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS
     log, status, failed = [], 0, False
     assert ACTION["runs"]["using"] == "composite"
     for number, step in enumerate(ACTION["runs"]["steps"]):

@@ -421,13 +421,14 @@ def test_xdist_gives_the_same_summary_reports_and_baseline_as_a_serial_run(shop,
     accepted(shop)
     shop.overlap(0)
     outputs = {}
+    # the serial run needs no process of its own; xdist's workers do
     for mode, extra in (("serial", ["-p", "no:xdist"]), ("xdist", ["-n", workers])):
         result = shop.run(
             *extra,
             f"--chunkrecall-report={mode}.json",
             f"--chunkrecall-markdown={mode}.md",
             f"--junitxml={mode}.xml",
-            subprocess=True,
+            subprocess=mode == "xdist",
         )
         assert result.ret == pytest.ExitCode.TESTS_FAILED
         result.assert_outcomes(passed=1, failed=3, xfailed=2)
@@ -556,7 +557,7 @@ def test_a_failure_is_one_line_in_the_short_summary_even_on_ci(shop, monkeypatch
     """On CI pytest does not trim the short summary; the explanation stays in FAILURES."""
     monkeypatch.setenv("CI", "true")
     shop.overlap(0)
-    result = shop.run(*extra, "-rf", "--junitxml=junit.xml", subprocess=True)
+    result = shop.run(*extra, "-rf", "--junitxml=junit.xml", subprocess="-n" in extra)
     headline = (
         "chunkrecall: split — the span is in the corpus,"
         " but no single chunk holds it whole: chunking lost it before ranking"

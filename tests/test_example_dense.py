@@ -7,7 +7,9 @@ shows are checked against what those runs print and report.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from filelock import FileLock
 
 from .conftest import QUIET
 
@@ -74,30 +77,46 @@ class Run:
 
 @pytest.fixture(scope="module")
 def run(tmp_path_factory: pytest.TempPathFactory) -> Callable[..., Run]:
-    """``run(*args)``: pytest in a copy of the example project, each distinct run once."""
-    project = tmp_path_factory.mktemp("example") / "example_project"
-    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", ".*"))
-    done: dict[tuple[str, ...], Run] = {}
+    """``run(*args)``: pytest in a copy of the example project, each distinct run once a session.
+
+    Under xdist the workers share the runs: the first to need one makes it, under a lock,
+    in a folder of the session's temporary root; the others read what it wrote.
+    """
+    root = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        root = root.parent  # the session's root, above each worker's own
+    runs = root / "example-runs"
+    runs.mkdir(exist_ok=True)
 
     def make(*args: str) -> Run:
         if "--chunkrecall-report" not in args:
             args = (*args, "--chunkrecall-report", "report.json")
-        if args not in done:
-            report = project / args[args.index("--chunkrecall-report") + 1]
-            report.unlink(missing_ok=True)
-            result = subprocess.run(
-                [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *QUIET, *args],
-                cwd=project,
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
-            assert report.exists(), result.stdout + result.stderr
-            data = json.loads(report.read_text(encoding="utf-8"))
-            done[args] = Run(result.returncode, result.stdout, data)
-        return done[args]
+        key = hashlib.sha256("\0".join(args).encode()).hexdigest()[:16]
+        saved = runs / f"{key}.json"
+        with FileLock(runs / f"{key}.lock"):
+            if not saved.exists():
+                saved.write_text(json.dumps(_run_example(runs / key, args)), encoding="utf-8")
+        done = json.loads(saved.read_text(encoding="utf-8"))
+        return Run(done["status"], done["stdout"], done["report"])
 
     return make
+
+
+def _run_example(folder: Path, args: tuple[str, ...]) -> dict[str, Any]:
+    """pytest with ``args`` in a fresh copy of the example project: status, stdout, report."""
+    project = folder / "example_project"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("__pycache__", ".*"))
+    report = project / args[args.index("--chunkrecall-report") + 1]
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *QUIET, *args],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert report.exists(), result.stdout + result.stderr
+    data = json.loads(report.read_text(encoding="utf-8"))
+    return {"status": result.returncode, "stdout": result.stdout, "report": data}
 
 
 @pytest.mark.parametrize("retriever", list(COMMANDS))

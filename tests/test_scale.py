@@ -261,7 +261,7 @@ def test_a_batch_size_or_concurrency_that_is_no_whole_number_from_1_is_a_usage_e
 def test_two_workers_never_ask_the_same_question(counted):
     pytest.importorskip("xdist")
     asked = project(counted, copies=4)
-    serial, plain = run(counted, "-o", "chunkrecall_batch_size=4", subprocess=True)
+    serial, plain = run(counted, "-o", "chunkrecall_batch_size=4")
     serial.assert_outcomes(passed=40)
     calls(counted)
     parallel, report = run(

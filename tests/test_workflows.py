@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from .conftest import Shop
+from .conftest import QUIET_ADDOPTS, Shop
 from .test_action import GOLD, run_action
 
 ROOT = Path(__file__).parents[1]
@@ -50,6 +50,7 @@ def bin_dir(tmp_path: Path) -> Path:
 def shell(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "PYTEST_"))}
     env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTEST_ADDOPTS"] = QUIET_ADDOPTS
     return subprocess.run(
         ["bash", "-eo", "pipefail", "-c", command],
         cwd=cwd,

@@ -54,9 +54,11 @@ def suite(shop):
 
 
 def run(shop, *args):
+    """xdist's workers need a process of their own; a serial run does not."""
     path = shop.path / "r.json"
     path.unlink(missing_ok=True)
-    result = shop.pytester.runpytest_subprocess(*QUIET, "--chunkrecall-report", "r.json", *args)
+    runner = shop.pytester.runpytest_subprocess if "-n" in args else shop.pytester.runpytest
+    result = runner(*QUIET, "--chunkrecall-report", "r.json", *args)
     return result, json.loads(path.read_text(encoding="utf-8"))
 
 
