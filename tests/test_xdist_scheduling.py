@@ -23,6 +23,47 @@ def test_plain(number):
     pass
 """
 
+# Load refills a worker only when its queue runs low, so a worker that reaches the plain tests
+# while the other is still busy with its gold file may legitimately be sent all of them. Here
+# each worker's first plain test waits until every gold case has finished: the worker that got
+# there first then holds a few plain tests, the other runs low while most are still pending,
+# and load must send it some. Plain tests scheduled as one unit would still run on one worker.
+# Every gold case is sent before any plain test, and none waits, so the wait always ends.
+GOLD_CASES_DONE = """
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+GUARD = 120  # seconds: only against a gold case that never finishes, never what is measured
+
+
+def pytest_runtest_logfinish(nodeid):
+    if "PYTEST_XDIST_WORKER" in os.environ and nodeid.split("::")[0].endswith(".yaml"):
+        (Path(os.environ["GOLD_DONE"]) / nodeid.replace("/", "_")).touch()
+
+
+@pytest.fixture(scope="module")
+def gold_cases_done():
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return
+    done = Path(os.environ["GOLD_DONE"])
+    deadline = time.monotonic() + GUARD
+    while len(list(done.iterdir())) < int(os.environ["GOLD_CASES"]):
+        if time.monotonic() > deadline:
+            pytest.fail(f"only {len(list(done.iterdir()))} gold cases finished")
+        time.sleep(0.01)
+"""
+
+PLAIN_AFTER_GOLD = """
+import pytest
+
+@pytest.mark.parametrize("number", range(40))
+def test_plain(number, gold_cases_done):
+    pass
+"""
+
 # "[gw1] [ 45%] PASSED gold/facts0.yaml::q0-3": who ran what, as -v shows it
 _RAN = re.compile(r"^\[(gw\d+)\] \[ *\d+%\] \w+ (\S+?)::(\S+)")
 
@@ -47,7 +88,13 @@ def two_files_and_plain_tests(shop: Shop) -> list[str]:
     "loaded", ["by entry point", pytest.param("with -p xdist.plugin", marks=pytest.mark.slow)]
 )
 def test_each_gold_file_runs_on_one_worker_and_plain_tests_on_both(counted, monkeypatch, loaded):
-    asked = two_files_and_plain_tests(counted)
+    asked = project(counted, copies=2)
+    counted.write("test_plain.py", PLAIN_AFTER_GOLD)
+    counted.write("conftest.py", GOLD_CASES_DONE)
+    done = counted.path / "gold_done"
+    done.mkdir()
+    monkeypatch.setenv("GOLD_DONE", str(done))
+    monkeypatch.setenv("GOLD_CASES", str(len(asked)))
     serial, plain = run(
         counted, "-p", "no:xdist", "-o", "chunkrecall_batch_size=4", subprocess=True
     )
