@@ -892,7 +892,7 @@ ROWS: dict[str, Row] = {
         args=("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline"),
         links={"b.json": "ci/b.json"},
         writes=("ci/b.json",),
-        says="baseline b.json written: 1 cases",
+        says="baseline b.json written: 1 case",
     ),
     # ---------------------------------------------------------------- a run that stopped early
     "-x: the report, the Markdown and the page say the run is incomplete": Row(
