@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -29,8 +30,7 @@ from ..baseline.update import write_updated
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
-from ..render import html, json_report, markdown
-from ..render.html import DocumentData
+from ..render import json_report, markdown
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
 from ..run import completeness, entry, source, sweep
 from ..run.completeness import Completeness
@@ -39,6 +39,9 @@ from ..run.fold import RunFold, RunSummary
 from ..run.spool import Spool
 from .items import CaseItem
 from .options import OPTIONS
+
+if TYPE_CHECKING:
+    from ..render.html import DocumentData
 
 _MARKUP: dict[Style, dict[str, bool]] = {
     "plain": {},
@@ -217,6 +220,8 @@ class RunOwner:
                     session, Path(options.report), json_report.text(report, self.spool.texts())
                 )
             if options.html:
+                from ..render import html  # the page's renderer, only for a run that asks for it
+
                 cases = [entry.loads(text) for text in self.spool.texts()]
                 page: html.PageData = {
                     "report": {**report, "cases": cases},
