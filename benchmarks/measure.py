@@ -129,6 +129,18 @@ def pytest_run(project: Path, *args: str, env: dict[str, str] | None = None) -> 
     return Run(seconds, cpu, int(peak.group(1)) * 1024 / MB if peak else float("nan"), text)
 
 
+def compiled(work: Path) -> dict[str, str]:
+    """An environment in which Python keeps the bytecode it compiles, in ``work``.
+
+    An installed package comes with its bytecode; a checkout run with
+    ``PYTHONDONTWRITEBYTECODE`` set compiles every module of the plugin again in
+    each process, and ``-n 2`` has three of them. With the bytecode kept outside
+    the checkout, the serial run and each of ``-n 2``'s processes load it as
+    they would from an installed wheel; plain tests importing the package alike.
+    """
+    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(work / "bytecode")}
+
+
 def alternate(
     repeats: int, first: Callable[[], Run], second: Callable[[], Run]
 ) -> tuple[list[Run], list[Run]]:

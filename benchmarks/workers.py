@@ -27,7 +27,7 @@ import plain
 import scale
 import synthetic
 import yaml
-from measure import MB, PLUGIN, XDIST, Row, Run, Sizes, alternate, median, pytest_run
+from measure import MB, PLUGIN, XDIST, Row, Run, Sizes, alternate, compiled, median, pytest_run
 
 SLEEPING_TESTS = """
 import time
@@ -37,18 +37,6 @@ import pytest
 def test_sleep(number):
     time.sleep(0.02)
 """
-
-
-def compiled(work: Path) -> dict[str, str]:
-    """An environment in which Python keeps the bytecode it compiles, in ``work``.
-
-    An installed package comes with its bytecode; a checkout run with
-    ``PYTHONDONTWRITEBYTECODE`` set compiles every module of the plugin again in
-    each process, and ``-n 2`` has three of them. With the bytecode kept outside
-    the checkout, the serial run and each of ``-n 2``'s processes load it as
-    they would from an installed wheel; plain tests importing the package alike.
-    """
-    return {"PYTHONDONTWRITEBYTECODE": "", "PYTHONPYCACHEPREFIX": str(work / "bytecode")}
 
 
 def scale_xdist(work: Path, sizes: Sizes) -> list[Row]:

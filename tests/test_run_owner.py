@@ -88,3 +88,30 @@ def test_a_suite_of_many_failures_is_told_how_to_list_them_fast(shop: Shop) -> N
     ]
     quiet = shop.run("-p", "no:randomly", "--tb=line", "-q")
     assert not [line for line in quiet.outlines if "--tb=line" in line]
+
+
+SPOOLED = """
+import sys
+
+def pytest_terminal_summary(terminalreporter):
+    owner = terminalreporter.config.pluginmanager.get_plugin("chunkrecall-owner")
+    page = "pytest_chunkrecall.render.html" in sys.modules
+    terminalreporter.write_line(f"entries spooled: {len(owner.spool)}; page renderer loaded: {page}")
+"""
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ((), "entries spooled: 0; page renderer loaded: False"),
+        (("--chunkrecall-report", "r.json"), "entries spooled: 2; page renderer loaded: False"),
+        (("--chunkrecall-html", "page.html"), "entries spooled: 2; page renderer loaded: True"),
+    ],
+    ids=["no-output", "report", "page"],
+)
+def test_only_an_output_that_lists_the_cases_has_them_written(shop: Shop, options, said) -> None:
+    shop.write("conftest.py", SPOOLED)
+    shop.gold(GOLD)
+    result = shop.pytester.runpytest_subprocess(*QUIET, "-p", "no:randomly", *options)
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines([said, "*hit-rate 2/2 (100.0%)*"])

@@ -296,8 +296,10 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """Put the case's entry (and, once per process, its gold file's facts) on the report.
 
     Reports travel from xdist workers to the controller as JSON, so this is how
-    the controller sees results without evaluating anything itself: the entry
-    travels as the one text it is written as, which the run's owner spools.
+    the controller sees results without evaluating anything itself: from a worker
+    the entry travels as the one text it is written as. A process that owns its
+    run (no xdist) hands the run's owner the entry itself, unwritten: the owner
+    writes it only for an output that lists the cases.
     """
     case = item.case
     outcome = _outcome(test_report)
@@ -316,7 +318,8 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
             xfail=case.xfail,
             outcome=outcome,
         )
-    test_report.chunkrecall = entry.dumps(made)  # type: ignore[attr-defined]
+    worker = hasattr(item.config, "workerinput")
+    test_report.chunkrecall = entry.dumps(made) if worker else made  # type: ignore[attr-defined]
     described = item.config.stash[DESCRIBED]
     if item.plan.name not in described:
         info = item.gold_info()

@@ -5,12 +5,14 @@ controller), as pytest's junitxml registers its ``LogXML``: it sees every test
 report with or without xdist, evaluates nothing itself, and is the one place
 that writes the run's files. An xdist worker never imports it.
 
-Each case's entry arrives as the JSON text its test report carries
-(:mod:`..run.entry`): the owner folds its values in (:class:`..run.fold.RunFold`),
-appends the text to the spool and takes it off the report, which pytest keeps
-until the run ends. At the end, one pass gates the run, writes the JSON report
-(the spooled texts, in gold-file order), the HTML page, the Markdown and the
-baseline, and prints the summary.
+Each case's entry arrives on its test report (:mod:`..run.entry`): from an
+xdist worker as the JSON text it was written as, in a run without xdist as the
+entry itself. The owner folds its values in (:class:`..run.fold.RunFold`), and
+takes it off the report, which pytest keeps until the run ends; when the JSON
+report or the HTML page is asked for, it also appends the entry's text to the
+spool (written here, for an entry of this process). At the end, one pass gates
+the run, writes the JSON report (the spooled texts, in gold-file order), the
+HTML page, the Markdown and the baseline, and prints the summary.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -27,15 +30,18 @@ from ..baseline.update import write_updated
 from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
-from ..render import html, json_report, markdown
-from ..render.html import DocumentData
+from ..render import json_report, markdown
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
 from ..run import completeness, entry, source, sweep
 from ..run.completeness import Completeness
+from ..run.entry import CaseEntry
 from ..run.fold import RunFold, RunSummary
 from ..run.spool import Spool
 from .items import CaseItem
 from .options import OPTIONS
+
+if TYPE_CHECKING:
+    from ..render.html import DocumentData
 
 _MARKUP: dict[Style, dict[str, bool]] = {
     "plain": {},
@@ -60,6 +66,8 @@ class RunOwner:
             setup_args=setup_arguments(config),
             unstable=options.unstable,
         )
+        # only the JSON report and the HTML page list every case
+        self.lists_cases = bool(options.report or options.html)
         self.spool = Spool()
         self.documents: dict[str, DocumentData] = {}  # for the HTML page, when it is asked for
         self.crashed: set[str] = set()
@@ -79,8 +87,8 @@ class RunOwner:
             self.selected = {nodeid for nodeid in ids if _is_case(nodeid)}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        text = getattr(report, "chunkrecall", None)
-        if text is None:
+        carried: str | CaseEntry | None = getattr(report, "chunkrecall", None)
+        if carried is None:
             # A case whose xdist worker crashed comes back as a bare failure.
             if report.failed and _is_case(report.nodeid):
                 self.crashed.add(report.nodeid)
@@ -88,12 +96,15 @@ class RunOwner:
         self.reported.add(report.nodeid)
         if str(report.outcome) == "rerun":  # pytest-rerunfailures: the last attempt is the case's
             return
-        if report.nodeid in self.spool:  # reported again by another plugin: the first one counts
+        if report.nodeid in self.fold:  # reported again by another plugin: the first one counts
             return
-        found = entry.loads(text)
+        # an xdist worker's entry arrives as its text; this process's own, as itself
+        found = entry.loads(carried) if isinstance(carried, str) else carried
         self.fold.add(found)
-        self.spool.add(report.nodeid, entry.order_key(found), text)
-        # pytest keeps every report until the run ends: the spool has the entry now
+        if self.lists_cases:
+            text = carried if isinstance(carried, str) else entry.dumps(found)
+            self.spool.add(report.nodeid, entry.order_key(found), text)
+        # pytest keeps every report until the run ends: the fold and the spool have it now
         del report.chunkrecall
         info = getattr(report, "chunkrecall_gold", None)
         if info is not None:
@@ -106,7 +117,7 @@ class RunOwner:
             del report.chunkrecall_documents
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        if not len(self.spool):
+        if not len(self.fold):
             return
         setup = self.config.stash[OPTIONS].baseline
         gold_files = self.fold.gold_file_paths()
@@ -209,6 +220,8 @@ class RunOwner:
                     session, Path(options.report), json_report.text(report, self.spool.texts())
                 )
             if options.html:
+                from ..render import html  # the page's renderer, only for a run that asks for it
+
                 cases = [entry.loads(text) for text in self.spool.texts()]
                 page: html.PageData = {
                     "report": {**report, "cases": cases},

@@ -1,8 +1,9 @@
 """One case's entry: what its test report carries and what the JSON report lists, defined once.
 
-The item makes it where the case ran (an xdist worker too), writes it once as
-compact JSON text, and that text travels on the test report; the run's owner
-spools the text and reads its values once, for what the run's end says.
+The item makes it where the case ran. An xdist worker writes it once as compact
+JSON text, and that text travels on the test report to the controller, which
+reads its values once; a run without xdist hands the entry itself to its owner,
+which writes the text only for the spool of an output that lists every case.
 ``render/report.schema.json`` describes the same keys for the report's readers.
 
 The text is ASCII: every character past it is written as a JSON escape. So text
