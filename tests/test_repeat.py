@@ -268,7 +268,8 @@ def test_quarantine_makes_an_unstable_case_an_expected_failure_kept_out_of_the_b
     assert result.ret == 0
     result.stdout.fnmatch_lines(
         lines(
-            "XFAIL gold/policies.yaml::tied - unstable: ranks seen missed, 2, 1 "
+            # pytest before 8.3 puts "reason: " before an xfail's reason
+            "XFAIL gold/policies.yaml::tied - *unstable: ranks seen missed, 2, 1 "
             "(chunkrecall_unstable = quarantine leaves it out of the baseline comparison)",
         )
     )
