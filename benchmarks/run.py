@@ -68,12 +68,8 @@ GEOMETRY = Path(__file__).with_name("geometry.py")
 
 def overhead(work: Path, sizes: Sizes) -> Row:
     """The plugin against a hand-written parametrized test: same chunker, retriever and check."""
-    project = synthetic.write_project(
-        work / "overhead",
-        cases=sizes.overhead_cases,
-        corpus_chars=sizes.overhead_corpus,
-        documents_count=20,
-        retriever="keywords:index",
+    project = synthetic.overhead_project(
+        work / "overhead", sizes.overhead_cases, sizes.overhead_corpus
     )
     env = compiled(work / "overhead")  # the plugin's bytecode kept, as an installed wheel has it
 

@@ -142,12 +142,8 @@ def repeat(work: Path, sizes: Sizes) -> Row:
     Three retrievals and three verdicts a case, but one collection, one corpus
     read and one index: the ratio is below 3x by what is done once.
     """
-    project = synthetic.write_project(
-        work / "repeat",
-        cases=sizes.overhead_cases,
-        corpus_chars=sizes.overhead_corpus,
-        documents_count=20,
-        retriever="keywords:index",
+    project = synthetic.overhead_project(
+        work / "repeat", sizes.overhead_cases, sizes.overhead_corpus
     )
 
     def asked(times: int) -> Run:

@@ -215,3 +215,15 @@ def _case(fact: Fact, spans: bool) -> dict[str, Any]:
     if spans:
         case["span"] = {"from": fact.start, "to": fact.needle}
     return case
+
+
+def overhead_project(folder: Path, cases: int, corpus_chars: int) -> Project:
+    """The cheap-case project the overhead and repeat rows time: 20 documents, every needle
+    found by the keyword index."""
+    return write_project(
+        folder,
+        cases=cases,
+        corpus_chars=corpus_chars,
+        documents_count=20,
+        retriever="keywords:index",
+    )
