@@ -284,6 +284,19 @@ def test_a_hit_places_its_span_in_the_first_retrieved_chunk_that_holds_it(world)
     assert {f"{chunk.doc}#{chunk.index}" for chunk in holders} <= set(result.holding_ids)
 
 
+def patterns_searched(monkeypatch, method: str) -> list[str]:
+    """The patterns each later call of ``Finder.<method>`` searches the corpus for."""
+    searched: list[str] = []
+    original = getattr(Finder, method)
+
+    def search(self, pattern, docs=None):
+        searched.append(pattern)
+        return original(self, pattern, docs)
+
+    monkeypatch.setattr(Finder, method, search)
+    return searched
+
+
 def test_a_hit_reads_no_corpus_and_a_miss_does(monkeypatch):
     documents = (
         Document("a.md", "The refund window is 30 days from delivery."),
@@ -291,14 +304,7 @@ def test_a_hit_reads_no_corpus_and_a_miss_does(monkeypatch):
     )
     windows = {"a.md": [(0, 24), (21, 44)], "b.md": [(0, 24)]}
     world = World(documents, windows, [1, 0, 2], "30 days", None, None, 1)
-    searched = []
-
-    def search(self, pattern, docs=None):
-        searched.append(pattern)
-        return original(self, pattern, docs)
-
-    original = Finder.locate
-    monkeypatch.setattr(Finder, "locate", search)
+    searched = patterns_searched(monkeypatch, "locate")
     for mode in ("exact", "normalized", "fuzzy"):
         _, result = judged(world, mode)
         assert (result.verdict, result.rank, searched) == ("hit", 1, [])
@@ -312,14 +318,7 @@ def test_a_hit_not_asked_for_every_holder_searches_no_corpus_for_them(monkeypatc
     documents = (Document("a.md", "The refund window is 30 days from delivery."),)
     windows = {"a.md": [(0, 24), (21, 44), (10, 40)]}
     world = World(documents, windows, [1, 0, 2], "30 days", None, None, 1)
-    searched = []
-
-    def search(self, pattern, docs=None):
-        searched.append(pattern)
-        return original(self, pattern, docs)
-
-    original = Finder.occurrences
-    monkeypatch.setattr(Finder, "occurrences", search)
+    searched = patterns_searched(monkeypatch, "occurrences")
     for mode in ("exact", "normalized", "fuzzy"):
         _, result = judged(world, mode, every_holder=False)
         assert (result.verdict, result.holding_ids, searched) == ("hit", ["a.md#1"], [])
