@@ -113,14 +113,14 @@ def _examined(path: Path) -> tuple[bool, str]:
     return any(key in FILE_KEYS or did_you_mean(key, ("cases",)) for key in keys), shape
 
 
-def top_level_keys(text: str) -> list[str] | None:
-    """The top-level mapping's scalar keys; ``[]`` for any other document, ``None``: not YAML."""
-    return _top_level(text)[0]
-
-
 def _top_level(text: str) -> tuple[list[str] | None, str]:
-    """:func:`top_level_keys`, and what the top level is: ``"mapping"``, ``"list"``,
-    ``"scalar"``, ``"empty"`` (no document, or comments only) or ``"not YAML"``."""
+    """The top-level mapping's scalar keys (``[]`` for any other document, ``None``: not
+    YAML), and what the top level is: ``"mapping"``, ``"list"``, ``"scalar"``, ``"empty"``
+    (no document, or comments only) or ``"not YAML"``.
+
+    The keys end at ``cases``, which settles that the file is a gold file: its cases,
+    most of the file, are not read through.
+    """
     keys: list[str] = []
     depth, at_key = 0, True
     try:
@@ -140,6 +140,8 @@ def _top_level(text: str) -> tuple[list[str] | None, str]:
                 if depth == 1:
                     if at_key and isinstance(event, yaml.ScalarEvent):
                         keys.append(str(event.value))
+                        if event.value == "cases":
+                            return keys, "mapping"
                     at_key = not at_key
     except yaml.YAMLError:
         return None, "not YAML"
