@@ -7,8 +7,6 @@ import re
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 from ..chunking.chunk import Chunk
 from .finder import Finder
 from .results import Closest
@@ -16,6 +14,7 @@ from .results import Closest
 SHOWN = 3  # candidates a failure message offers
 _CANDIDATE_CHUNKS = 20  # chunks most like the needle that are searched, besides the retrieved ones
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
 
 
 @dataclass(frozen=True, order=True)
@@ -44,6 +43,8 @@ def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> li
     indexes): within each, the runs of about as many words as the pattern has,
     ranked by :class:`_Score`. A miss pays for this, a hit never does.
     """
+    from rapidfuzz import fuzz, process
+
     prepared = finder.every_prepared()
     similar = process.extract(
         pattern, prepared, scorer=fuzz.partial_ratio, processor=None, limit=_CANDIDATE_CHUNKS

@@ -7,11 +7,9 @@ from bisect import bisect_right
 from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process
-
 from ..chunking.chunk import Chunk
 from ..corpus import Document
-from ..text.folding import Folded, FoldedPassage, fold, fold_passage, unfolded, widened
+from ..text.folding import Folded, FoldedPassage, fold, fold_passage, widened
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
@@ -25,6 +23,7 @@ _FOLDED_PASSAGES = 64
 # How much longer than its chunk a passage may be once widened to whitespace
 # before the whole document is folded instead (text with no whitespace nearby).
 _WIDENING = 256
+# rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
 
 
 @dataclass(frozen=True)
@@ -125,7 +124,10 @@ class Finder:
             if at < 0:
                 return None
             return Occurrence(chunk.doc, *self._original(doc_no, at, at + len(pattern)))
-        passage = self._passage(doc_no, chunk.start, chunk.end)
+        if self.matcher.mode == "exact":  # match space is the text itself
+            at = self.documents[doc_no].text.find(pattern, chunk.start, chunk.end)
+            return Occurrence(chunk.doc, at, at + len(pattern)) if at >= 0 else None
+        passage = self._passages(doc_no, chunk.start, chunk.end)
         low, high = passage.folded_start(chunk.start), passage.folded_start(chunk.end)
         first: Occurrence | None = None
         at = passage.text.find(pattern, low, high)
@@ -269,6 +271,8 @@ class Finder:
         text = self._match_text(doc_no) if doc_no >= 0 else ""
         if not text or not pattern:
             return None
+        from rapidfuzz import fuzz
+
         alignment = fuzz.partial_ratio_alignment(pattern, text)
         if alignment is None or alignment.dest_end <= alignment.dest_start:
             return None
@@ -308,12 +312,6 @@ class Finder:
         if folded is None:
             folded = self._folds[doc_no] = fold(self.documents[doc_no].text)
         return folded
-
-    def _passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
-        """The passage ``[start, end)`` of a document in match space."""
-        if self.matcher.mode == "exact":
-            return unfolded(self.documents[doc_no].text)
-        return self._passages(doc_no, start, end)
 
     def _fold_passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
         """The passage folded on its own, or where no whitespace is near it, as part of
@@ -358,6 +356,8 @@ class Finder:
         return None
 
     def _locate_fuzzy(self, pattern: str, docs: Collection[str] | None) -> Location:
+        from rapidfuzz import fuzz, process
+
         prepared = self.every_prepared()
         matcher = self.matcher
         threshold = matcher.threshold

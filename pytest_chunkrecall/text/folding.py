@@ -125,11 +125,6 @@ def fold_passage(text: str, start: int, end: int) -> FoldedPassage:
     return FoldedPassage(start, fold(text[start:end]))
 
 
-def unfolded(text: str) -> FoldedPassage:
-    """``text`` as it is, its offsets mapped to themselves: exact matching's match space."""
-    return FoldedPassage(0, _Segments(text).folded(text))
-
-
 def _run_before(text: str, pos: int) -> int:
     """Where the last whitespace run at or before ``pos`` starts, else 0."""
     reach = 64

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz
-
 from .folding import fold_text
+
+# rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
 
 # A number as a needle writes it: digits, with decimal or thousands marks between them, and
 # its sign. A minus (hyphen or U+2212) is a sign where it does not follow a letter or digit:
@@ -36,6 +36,8 @@ class Matcher:
             return needle in text
         if needle in text:
             return True
+        from rapidfuzz import fuzz
+
         if len(text) < len(needle):
             # partial_ratio would align the shorter text inside the needle:
             # a chunk too short to hold the needle is compared whole instead.
@@ -47,6 +49,8 @@ class Matcher:
 
     def score(self, text: str, needle: str) -> float:
         """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
+        from rapidfuzz import fuzz
+
         if len(text) < len(needle):
             return float(fuzz.ratio(needle, text))
         return float(fuzz.partial_ratio(needle, text))
