@@ -285,3 +285,33 @@ def test_help_names_the_switch(pytester):
     result.stdout.fnmatch_lines(
         ["  chunkrecall_xdist_group (string):", "*Under pytest-xdist*send all cases of a*"]
     )
+
+
+SCHEDULER_LOADED = """
+import sys
+
+
+def pytest_sessionfinish(session):
+    if not hasattr(session.config, "workerinput"):
+        loaded = "pytest_chunkrecall.plugin.scheduling" in sys.modules
+        print("scheduler imported:", loaded)
+"""
+
+
+@pytest.mark.parametrize(("options", "imported"), [((), False), (("-n", "2"), True)])
+def test_only_a_distributed_run_imports_the_scheduler(shop, options, imported):
+    """xdist installed is not xdist used: a run without -n never imports xdist's scheduler."""
+    shop.write("conftest.py", SCHEDULER_LOADED)
+    shop.gold(
+        """
+        corpus: ../docs/*.md
+        chunker: rag:sentences
+        retriever: rag:keywords
+        cases:
+          - question: How many days do I have to return an item?
+            needle: 30 days
+        """
+    )
+    result = shop.pytester.runpytest_subprocess("-s", *options)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    assert f"scheduler imported: {imported}" in result.stdout.str()

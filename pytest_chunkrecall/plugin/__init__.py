@@ -208,7 +208,12 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(RunOwner(config), "chunkrecall-owner")
         # xdist's hooks are known however it was loaded (an entry point, -p xdist.plugin)
         scheduler = getattr(config.hook, "pytest_xdist_make_scheduler", None)
-        if config.stash[OPTIONS].xdist_group and scheduler is not None and scheduler.has_spec():
+        if (
+            config.stash[OPTIONS].xdist_group
+            and _distributed(config)
+            and scheduler is not None
+            and scheduler.has_spec()
+        ):
             from .scheduling import GoldFileScheduler  # imports xdist, which is optional
 
             config.pluginmanager.register(GoldFileScheduler(config), "chunkrecall-scheduler")
@@ -271,6 +276,13 @@ def pytest_runtest_makereport(
             test_report.wasxfail = xfail_line(item.result.verdict, reason)
         _attach(item, test_report)
     return test_report
+
+
+def _distributed(config: pytest.Config) -> bool:
+    """Whether xdist distributes this run (``-n`` above 0, ``--dist``, ``--tx``): its own test,
+    on the options its ``pytest_cmdline_main`` has settled by now. A run that is not distributed
+    never imports the scheduler, nor the xdist modules it needs."""
+    return config.getoption("dist", "no") != "no" and bool(config.getoption("tx", None))
 
 
 def xfail_line(verdict: str, reason: str) -> str:
