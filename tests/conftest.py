@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import functools
 import json
 import os
 import re
@@ -12,12 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from hypothesis import settings
 
 # Libraries with C extensions that cannot be loaded twice in one process: imported here,
 # before any in-process pytester run takes its snapshot of sys.modules and drops what the
 # run imported, so that a test importing them after such a run finds them still loaded.
+# (jsonschema, above, for another reason: a test that imported it after its snapshot would
+# import it again in every test that checks a report.)
 for _module in ("numpy", "scipy.stats"):
     with contextlib.suppress(ImportError):  # optional test dependencies: their tests skip
         __import__(_module)
@@ -175,10 +179,13 @@ REPORT_SCHEMA = (
 
 def check_report(report: dict[str, Any]) -> None:
     """Validate a JSON report against the schema the repository ships."""
-    import jsonschema
+    _report_validator().validate(report)
 
+
+@functools.cache
+def _report_validator() -> jsonschema.Draft202012Validator:
     schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
-    jsonschema.Draft202012Validator(schema).validate(report)
+    return jsonschema.Draft202012Validator(schema)
 
 
 @pytest.fixture(autouse=True)
