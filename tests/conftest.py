@@ -5,8 +5,10 @@ from __future__ import annotations
 import contextlib
 import difflib
 import functools
+import importlib
 import json
 import os
+import pkgutil
 import re
 import textwrap
 from collections.abc import Iterator
@@ -17,6 +19,8 @@ import jsonschema
 import pytest
 from hypothesis import settings
 
+import pytest_chunkrecall
+
 # Libraries with C extensions that cannot be loaded twice in one process: imported here,
 # before any in-process pytester run takes its snapshot of sys.modules and drops what the
 # run imported, so that a test importing them after such a run finds them still loaded.
@@ -25,6 +29,13 @@ from hypothesis import settings
 for _module in ("numpy", "scipy.stats"):
     with contextlib.suppress(ImportError):  # optional test dependencies: their tests skip
         __import__(_module)
+# Every module of the plugin, too: it imports some only where a run needs them (the run's
+# owner, the page's renderer, the xdist scheduler, rapidfuzz), and each in-process run would
+# otherwise import them, and rewrite their asserts, anew. A test of what a run imports runs
+# its pytest in a new process.
+for _plugin_module in pkgutil.walk_packages(pytest_chunkrecall.__path__, "pytest_chunkrecall."):
+    if not _plugin_module.name.endswith(".__main__"):
+        importlib.import_module(_plugin_module.name)
 
 # Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
 settings.register_profile("chunkrecall", deadline=None)
@@ -216,15 +227,27 @@ def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("GITHUB_ACTIONS", raising=False)
 
 
+@pytest.fixture(scope="session")
+def _bytecode(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Where the processes the tests start keep the bytecode they compile: one folder for the
+    session (and its xdist workers), outside the checkout."""
+    return tmp_path_factory.getbasetemp().parent / "bytecode"
+
+
 @pytest.fixture(autouse=True)
-def _quiet_inner_runs(request: pytest.FixtureRequest) -> Iterator[None]:
+def _quiet_inner_runs(request: pytest.FixtureRequest, _bytecode: Path) -> Iterator[None]:
     """Every pytest a test starts, in-process or in a new process, leaves out QUIET's plugins.
 
-    Set after pytester, which clears PYTEST_ADDOPTS when it starts, and undone before it."""
+    A new process keeps the bytecode it compiles, as an installed package has it: a machine
+    that sets PYTHONDONTWRITEBYTECODE would otherwise have each one compile the plugin, and
+    pytest rewrite its asserts, from source again. Set after pytester, which clears
+    PYTEST_ADDOPTS when it starts, and undone before it."""
     if "pytester" in request.fixturenames:
         request.getfixturevalue("pytester")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PYTEST_ADDOPTS", QUIET_ADDOPTS)
+        patch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+        patch.setenv("PYTHONPYCACHEPREFIX", str(_bytecode))
         yield
 
 
