@@ -38,7 +38,10 @@ for _plugin_module in pkgutil.walk_packages(pytest_chunkrecall.__path__, "pytest
         importlib.import_module(_plugin_module.name)
 
 # Properties build suites and fold text: timing varies on a loaded CI machine, results do not.
+# The default run tries hypothesis's usual 100 examples a property; CI also runs every property
+# with five times as many (pytest -m hypothesis --hypothesis-profile=thorough).
 settings.register_profile("chunkrecall", deadline=None)
+settings.register_profile("thorough", deadline=None, max_examples=500)
 settings.load_profile("chunkrecall")
 
 # The demo corpus of the boundary-cut article: 502 characters, five facts.

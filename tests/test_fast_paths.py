@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.evaluation.results import (
@@ -56,7 +56,6 @@ def scan(texts: list[str], pattern: str) -> list[tuple[int, int]]:
     ]
 
 
-@settings(max_examples=400, deadline=None)
 @given(texts_and_pattern())
 @example((["the weight of quxa is 5 ab. the depth of qux is 7."], "weight of quxa"))
 @example((["of of of quxa of"], "f of quxa o"))
@@ -98,7 +97,6 @@ def folded_by_hand(text: str) -> tuple[str, list[tuple[int, int]]]:
     return "".join(chars), ranges
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="aB. \n\t\r\x0b\x0c", max_size=60))
 @example("  a \n\n b\t")
 def test_folding_ascii_maps_every_character_back_to_its_original_range(text):
@@ -115,7 +113,6 @@ def test_folding_ascii_maps_every_character_back_to_its_original_range(text):
 FOLDED_TEXT = st.text(alphabet="aeB\u0301\u0308\xdf\ufb01. \n\t\u3000", max_size=60)
 
 
-@settings(max_examples=400, deadline=None)
 @given(FOLDED_TEXT, st.data())
 @example("e\u0301 a  b", None)
 @example("ab\u0301", None)
@@ -171,7 +168,6 @@ def test_a_result_as_json_is_what_asdict_gives():
     assert result.needles == ["30 days"] and result.top[0].preview == "The refund w…"
 
 
-@settings(max_examples=400, deadline=None)
 @given(st.text(alphabet="ab \n\t", max_size=400), st.integers(1, 80))
 @example("a" * 71 + " " * 300 + "b", 72)
 @example(" " * 288 + "abc", 72)

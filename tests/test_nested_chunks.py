@@ -8,7 +8,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.chunking.chunk import Chunk
@@ -205,7 +205,6 @@ def outermost(intervals: list[Interval]) -> list[Interval]:
     ]
 
 
-@settings(max_examples=300)
 @given(nested_chunkings())
 def test_placement_and_boundaries_agree_with_a_brute_force_scan(chunking):
     text, intervals = chunking

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 import pytest
-from hypothesis import event, example, given, settings
+from hypothesis import event, example, given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.chunking.chunk import Chunk
@@ -168,7 +168,6 @@ def judged(world: World, mode: str = "exact", *, every_holder: bool = True):
     return suite, result
 
 
-@settings(max_examples=300)
 @given(worlds())
 def test_verdicts_rank_and_holding_rank_equal_a_literal_scan(world):
     suite, result = judged(world)
@@ -179,7 +178,6 @@ def test_verdicts_rank_and_holding_rank_equal_a_literal_scan(world):
     assert result.span_split == (verdict == "split")
 
 
-@settings(max_examples=300)
 @given(worlds(FOLDED_WORDS, FOLDED_SPACES))
 def test_normalized_verdicts_equal_a_literal_scan_of_normalized_text(world):
     suite, result = judged(world, "normalized")
@@ -205,7 +203,6 @@ CUT_FROM_ITS_ACCENT = World(
 
 
 @pytest.mark.parametrize("mode", ["exact", "normalized", "fuzzy"])
-@settings(max_examples=200)
 @given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
 @example(world=CUT_FROM_ITS_ACCENT)
 def test_a_hit_from_the_top_k_alone_is_the_entry_the_corpus_search_gives(mode, world):
@@ -257,7 +254,6 @@ def places_inside(text: str, chunk: Chunk, unit: str) -> bool:
     )
 
 
-@settings(max_examples=300)
 @given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
 @example(world=STARTS_ON_AN_ACCENT)
 @example(world=ENDS_BEFORE_AN_ACCENT)
@@ -328,7 +324,6 @@ def test_a_hit_not_asked_for_every_holder_searches_no_corpus_for_them(monkeypatc
 
 
 @pytest.mark.parametrize("mode", ["exact", "normalized", "fuzzy"])
-@settings(max_examples=200)
 @given(world=worlds(ACCENTED_WORDS, FOLDED_SPACES))
 def test_without_every_holder_a_hit_lists_its_retrieved_holders_and_nothing_else_changes(
     mode, world
@@ -349,7 +344,6 @@ def test_without_every_holder_a_hit_lists_its_retrieved_holders_and_nothing_else
 
 
 @pytest.mark.parametrize(("mode", "prepare"), [("exact", as_written), ("normalized", normalized)])
-@settings(max_examples=300)
 @given(world=worlds(FOLDED_WORDS, FOLDED_SPACES))
 def test_holding_ids_are_every_chunk_whose_text_holds_the_span(mode, prepare, world):
     suite, result = judged(world, mode)
