@@ -145,6 +145,7 @@ def test_with_annotate_failures_installed_each_case_is_annotated_once(actions, p
     assert len([a for a in found if a.startswith("::error file=test_plain.py")]) == 1, found
 
 
+@pytest.mark.slow
 def test_under_xdist_the_controller_annotates_each_case_once(actions):
     pytest.importorskip("xdist")
     result = actions.pytester.runpytest_subprocess(*QUIET, "-p", "no:cacheprovider", "-n", "2")

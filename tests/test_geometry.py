@@ -307,6 +307,7 @@ def test_sweep_prints_a_table_and_the_tests_keep_the_configured_setting(storefro
     ]
 
 
+@pytest.mark.slow
 def test_sweep_over_a_grid_and_under_xdist_gives_the_same_table(storefront):
     pytester = storefront(0)
     spec = "size=80,100; overlap=0,24"

@@ -229,6 +229,7 @@ def test_a_split_span_whose_pieces_both_came_back_says_so(shop):
     )
 
 
+@pytest.mark.slow
 def test_xdist_gives_the_same_report(saas):
     pytest.importorskip("xdist")
     saas_gold(

@@ -39,6 +39,7 @@ def test_the_ini_option_names_the_page_relative_to_the_rootdir(shop: Shop):
     assert (shop.path / "reports" / "lab.html").is_file()
 
 
+@pytest.mark.slow
 def test_xdist_writes_the_same_page(shop: Shop):
     pytest.importorskip("xdist")
     shop.gold(GOLD)

@@ -103,6 +103,7 @@ def test_a_table_cell_the_loader_ran_together_is_unparsed(html_shop: Shop) -> No
     assert_no_internals(result)
 
 
+@pytest.mark.slow
 def test_under_xdist_a_worker_finds_the_same_loss(html_shop: Shop) -> None:
     pytest.importorskip("xdist")
     html_shop.ini("chunkrecall_loader = loaders:soup\n")

@@ -306,7 +306,13 @@ def nested_project(pytester: pytest.Pytester, chunker: str) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one process", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [
+        pytest.param((), id="one process"),
+        pytest.param(("-n", "2"), id="xdist", marks=pytest.mark.slow),
+    ],
+)
 def test_a_small_to_big_chunker_is_placed_measured_and_judged(
     pytester: pytest.Pytester, workers: tuple[str, ...]
 ):

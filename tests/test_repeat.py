@@ -226,6 +226,7 @@ def test_repeats_go_through_the_calls_in_flight(replicas):
     assert sorted(asked) == ["restocking fee"] * 3 + ["zzz"] * 3  # each repeat of each, once
 
 
+@pytest.mark.slow
 def test_repeats_under_xdist_give_the_same_report_and_summary(replicas):
     replicas.ini("chunkrecall_repeat = 3")
     _, serial = replicas.report()

@@ -121,6 +121,7 @@ def test_a_dropped_candidate_is_reranked_out_and_the_funnel_counts_each_stage(st
     )
 
 
+@pytest.mark.slow
 def test_the_funnel_and_verdicts_are_the_same_under_xdist(staged):
     _, one = staged.report()
     result, two = staged.report("-n", "2")

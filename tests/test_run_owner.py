@@ -29,7 +29,10 @@ def run(shop: Shop, *args: str) -> tuple[pytest.RunResult, dict[str, Any]]:
     return result, json.loads(report.read_text(encoding="utf-8"))
 
 
-@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param((), id="serial"), pytest.param(("-n", "2"), id="xdist", marks=pytest.mark.slow)],
+)
 def test_a_document_named_with_undecodable_bytes_is_reported_escaped(shop: Shop, workers) -> None:
     if workers:
         pytest.importorskip("xdist")
@@ -61,7 +64,10 @@ def pytest_terminal_summary(terminalreporter):
 """
 
 
-@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+@pytest.mark.parametrize(
+    "workers",
+    [pytest.param((), id="serial"), pytest.param(("-n", "2"), id="xdist", marks=pytest.mark.slow)],
+)
 def test_the_reports_pytest_keeps_no_longer_carry_the_entries(shop: Shop, workers) -> None:
     if workers:
         pytest.importorskip("xdist")

@@ -65,6 +65,7 @@ def test_a_retriever_of_no_known_shape_is_told_the_shapes_accepted(project, hit_
     )
 
 
+@pytest.mark.slow
 def test_library_chunkers_give_the_same_report_under_xdist(
     project, chunks_of, split_case, hit_case
 ):
