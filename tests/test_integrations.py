@@ -105,3 +105,17 @@ def test_pytest_json_report_carries_each_case_s_entry(project):
     hits = [t for t in tests.values() if t.get("metadata", {}).get("chunkrecall", {}).get("rank")]
     assert len(hits) == 1 and hits[0]["metadata"]["chunkrecall"]["verdict"] == "hit"
     assert "metadata" not in tests["test_plain.py::test_plain"]
+
+
+def test_a_known_miss_shows_its_miss_explained_and_no_traceback(project):
+    pytest.importorskip("pytest_html")
+    baseline = ("--chunkrecall-baseline", "baseline.json")
+    assert project.run("--chunkrecall-update-baseline", *baseline).ret == pytest.ExitCode.OK
+    result = project.run(*baseline, "--html", "page.html", "--self-contained-html")
+    result.assert_outcomes(passed=2, xfailed=4)
+    tests = html_data((project.path / "page.html").read_text(encoding="utf-8"))["tests"]
+    (call,) = [run for run in tests["gold/policies.yaml::warranty"] if run["result"] == "XFailed"]
+    log = html.unescape(call["log"])
+    assert log.startswith("chunkrecall: split"), log
+    assert "question: warranty coverage" in log
+    assert "Traceback" not in log and "XFailed" not in log and "pytest_chunkrecall" not in log
