@@ -4,8 +4,8 @@
     python benchmarks/run.py --quick    # smaller sizes, fewer repeats: does it all still work?
     python benchmarks/run.py --only common --common-cases 1000,3000   # one row, other sizes
 
-The rows on how the cost grows with needle frequency, slow retrievers and
-batching are in ``scale.py``, those on xdist and LlamaIndex in ``workers.py``,
+The rows on how the cost grows with needle frequency, slow retrievers, known
+misses and batching are in ``scale.py``, those on xdist and LlamaIndex in ``workers.py``,
 the geometry row's measure in ``geometry.py`` and pytest's own failure summary
 in ``failures.py``.
 
@@ -356,6 +356,7 @@ MEASURES = (
     "common",
     "concurrency",
     "repeat",
+    "known-misses",
     "batching",
     "scale-xdist",
     "llamaindex",
@@ -413,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
             "common": lambda: scale.common(work, sizes),
             "concurrency": lambda: [scale.concurrency(work, sizes)],
             "repeat": lambda: [scale.repeat(work, sizes)],
+            "known-misses": lambda: [scale.known_misses(work, sizes)],
             "batching": lambda: [scale.batching(work, sizes)],
             "scale-xdist": lambda: parallel.scale_xdist(work, sizes),
             "llamaindex": lambda: [parallel.llamaindex(work, sizes)],

@@ -1,4 +1,5 @@
-"""The rows on how the plugin's cost grows: common needles, slow retrievers, batched retrievers.
+"""The rows on how the plugin's cost grows: common needles, slow retrievers, known misses,
+batched retrievers.
 
 - ``common``: a verdict's cost must not grow with how often its needle occurs.
   A 20 MB corpus of random words, 1,000 and then 10,000 cases whose needle is a
@@ -9,6 +10,8 @@
   flight (``chunkrecall_concurrency = 1``) and with eight.
 - ``repeat``: the same gold suite with each question asked once and three times
   (``chunkrecall_repeat = 3``).
+- ``known-misses``: the ``repeat`` row's suite with half its cases known misses in the
+  baseline, beside a hand-written test that makes the same misses expected failures.
 - ``batching``: wordllama over the 472 questions of Chroma's chunking-evaluation
   data, by a retriever that answers one question a call and by the same
   retriever offering ``search_batch``.
@@ -55,7 +58,7 @@ def common(work: Path, sizes: Sizes) -> list[Row]:
     own = (plugin_peak - hand_peak) * MB / found.chars
     asked = yaml.safe_load(gold[large].read_text(encoding="utf-8"))["cases"]
     needles = sorted(found.counts[case["needle"]] for case in asked)
-    failed = [_failed(run) for run in (runs["large"][-1], runs["by hand"][-1])]
+    failed = [_counted(run, "failed") for run in (runs["large"][-1], runs["by hand"][-1])]
     setting = (
         f"{found.chars / MB:.1f} MB of random words, 200-char spans, each needle a word of its "
         f"span found {needles[len(needles) // 2]:,} times (median); `--tb=no`, median of "
@@ -89,9 +92,9 @@ def common(work: Path, sizes: Sizes) -> list[Row]:
     ]
 
 
-def _failed(run: Run) -> int:
-    """How many tests the run's last line counts as failed."""
-    found = re.search(r"(\d+) failed", run.output)
+def _counted(run: Run, outcome: str) -> int:
+    """How many tests the run's last line counts as ``outcome`` ("failed", "xfailed")."""
+    found = re.search(rf"(\d+) {outcome}\b", run.output)
     return int(found.group(1)) if found else 0
 
 
@@ -159,6 +162,49 @@ def repeat(work: Path, sizes: Sizes) -> Row:
         f"= **{ratio:.2f}x**",
         "<= 3.0x",
         ratio <= 3.0,
+    )
+
+
+def known_misses(work: Path, sizes: Sizes) -> Row:
+    """A suite whose baseline knows half its cases as misses, against a hand-written test that
+    makes the same misses expected failures (``project/test_known_misses.py``)."""
+    project = synthetic.overhead_project(
+        work / "known", sizes.overhead_cases, sizes.overhead_corpus
+    )
+    gold = project.root / "gold" / "questions.yaml"
+    suite = yaml.safe_load(gold.read_text(encoding="utf-8"))
+    plan = json.loads((project.root / "cases.json").read_text(encoding="utf-8"))
+    for case, planned in list(zip(suite["cases"], plan["cases"], strict=True))[1::2]:
+        case["question"] = planned[1] = "zzqx qxzz"  # no word the index knows: nothing back
+    gold.write_text(yaml.safe_dump(suite, sort_keys=False), encoding="utf-8")
+    path = project.root / "baseline.json"
+    baseline = ("--chunkrecall-baseline", str(path))
+    pytest_run(project.root, *PLUGIN, "--chunkrecall-update-baseline", *baseline, "gold")
+    # the hand-written test expects the misses the baseline knows, as the plugin does
+    (accepted,) = json.loads(path.read_text(encoding="utf-8"))["gold_files"].values()
+    plan["known_misses"] = [
+        case_id for case_id, was in accepted["cases"].items() if was["verdict"] != "hit"
+    ]
+    (project.root / "cases.json").write_text(json.dumps(plan), encoding="utf-8")
+
+    def through_plugin() -> Run:
+        return pytest_run(project.root, *PLUGIN, *baseline, "gold")
+
+    def written_by_hand() -> Run:
+        return pytest_run(project.root, "test_known_misses.py")
+
+    plugin, by_hand = alternate(sizes.repeats, through_plugin, written_by_hand)
+    expected = {_counted(run, "xfailed") for run in (*plugin, *by_hand)}
+    if len(expected) != 1:
+        raise SystemExit(f"known-miss row: the two sides expected {expected} failures")
+    ratio = median(plugin) / median(by_hand)
+    return Row(
+        "known misses",
+        f"{sizes.overhead_cases:,} cases, {expected.pop():,} of them known misses in the "
+        f"baseline, median of {sizes.repeats}",
+        f"plugin {median(plugin):.2f} s / by hand {median(by_hand):.2f} s = **{ratio:.2f}x**",
+        "<= 1.2x",
+        ratio <= 1.2,
     )
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 import subprocess
@@ -101,3 +102,22 @@ def test_the_failure_row_times_each_count_under_each_traceback_style(tmp_path: P
         ), row.result
     module = (tmp_path / "failures-5" / "test_fails.py").read_text(encoding="utf-8")
     assert "range(5)" in module
+
+
+@pytest.mark.slow
+def test_the_known_miss_row_runs_both_sides_to_the_same_expected_failures(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import measure
+    import scale
+
+    sizes = dataclasses.replace(measure.QUICK, overhead_cases=20, repeats=1)
+    row = scale.known_misses(tmp_path, sizes)  # it stops unless both sides xfail as many
+    baseline = json.loads((tmp_path / "known" / "baseline.json").read_text(encoding="utf-8"))
+    (gold_file,) = baseline["gold_files"].values()
+    known = [case for case in gold_file["cases"].values() if case["verdict"] != "hit"]
+    assert len(known) >= 10  # every second question asks for nothing the index knows
+    assert {case["verdict"] for case in known} == {"ranked_out"}
+    assert (
+        row.setting == f"20 cases, {len(known)} of them known misses in the baseline, median of 1"
+    )
+    assert re.fullmatch(r"plugin [\d.]+ s / by hand [\d.]+ s = \*\*[\d.]+x\*\*", row.result)
