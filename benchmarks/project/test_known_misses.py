@@ -7,17 +7,18 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from test_handwritten import PLAN, corpus  # noqa: F401  (corpus: the session fixture)
+import test_handwritten
 
-KNOWN_MISSES = set(PLAN.get("known_misses", ()))
+corpus = test_handwritten.corpus  # its session fixture: the same chunks and retriever
+KNOWN_MISSES = set(test_handwritten.PLAN.get("known_misses", ()))
 
 
 @pytest.mark.parametrize(
     ("case_id", "question", "needle"),
-    [case[:3] for case in PLAN["cases"]],
-    ids=[case[0] for case in PLAN["cases"]],
+    [case[:3] for case in test_handwritten.PLAN["cases"]],
+    ids=[case[0] for case in test_handwritten.PLAN["cases"]],
 )
-def test_recall(corpus: tuple[list[Any], Any], case_id: str, question: str, needle: str) -> None:  # noqa: F811
+def test_recall(corpus: tuple[list[Any], Any], case_id: str, question: str, needle: str) -> None:
     chunks, search = corpus
     found = any(needle in chunks[number].text for number in search(question, 5))
     if not found and case_id in KNOWN_MISSES:
