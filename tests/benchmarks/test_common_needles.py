@@ -77,22 +77,35 @@ def test_the_same_seed_writes_the_same_project(
 
 def test_the_hand_written_test_fails_the_cases_the_plugin_fails(tmp_path: Path) -> None:
     # keywords:index returns the first chunks holding the rarest word, so that
-    # many cases are ranked out: both sides must find the same ones.
+    # many cases are ranked out: both sides must find the same ones, over the
+    # smaller gold file and its first cases by hand as over the larger.
     import measure
 
     _, gold = common_needles.write_project(
-        tmp_path, corpus_chars=200_000, case_counts=(60,), documents=10, retriever="keywords:index"
+        tmp_path,
+        corpus_chars=200_000,
+        case_counts=(20, 60),
+        documents=10,
+        retriever="keywords:index",
     )
-    report = tmp_path / "report.json"
-    measure.pytest_run(
-        tmp_path, *measure.PLUGIN, "--tb=no", "--chunkrecall-report", str(report), str(gold[60])
-    )
-    by_hand = measure.pytest_run(tmp_path, "--tb=no", "-rf", "test_handwritten.py")
-    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
-    plugin_failed = {case["id"] for case in cases if case["verdict"] != "hit"}
-    hand_failed = set(
-        re.findall(r"^FAILED test_handwritten.py::test_recall\[(\w+)\]", by_hand.output, re.M)
-    )
-    assert len(cases) == 60
-    assert 0 < len(plugin_failed) < 60
-    assert hand_failed == plugin_failed
+    for count in (20, 60):
+        report = tmp_path / f"report{count}.json"
+        measure.pytest_run(
+            tmp_path,
+            *measure.PLUGIN,
+            "--tb=no",
+            "--chunkrecall-report",
+            str(report),
+            str(gold[count]),
+        )
+        first = {"CHUNKRECALL_BENCH_FIRST": str(count)}
+        by_hand = measure.pytest_run(tmp_path, "--tb=no", "-rf", "test_handwritten.py", env=first)
+        cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+        plugin_failed = {case["id"] for case in cases if case["verdict"] != "hit"}
+        hand_failed = set(
+            re.findall(r"^FAILED test_handwritten.py::test_recall\[(\w+)\]", by_hand.output, re.M)
+        )
+        assert len(cases) == count
+        assert f"{count - len(hand_failed)} passed" in by_hand.output
+        assert 0 < len(plugin_failed) < count
+        assert hand_failed == plugin_failed

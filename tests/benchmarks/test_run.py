@@ -86,6 +86,13 @@ def test_the_quick_scale_rows_run_through_the_plugin():
     ]
     failed = re.search(r"failed: plugin ([\d,]+), by hand ([\d,]+)", results)
     assert failed is not None and failed.group(1) == failed.group(2), results
+    # Growth is measured on both sides: the hand-written test over the same two counts.
+    [growth] = [
+        line.split("|")[3]
+        for line in finished.stdout.splitlines()
+        if line.startswith("| common needles, growth |")
+    ]
+    assert re.search(r"by hand [\d.]+ s and [\d.]+ s = [\d.]+x$", growth.strip()), growth
 
 
 def test_the_failure_row_times_each_count_under_each_traceback_style(tmp_path: Path) -> None:
