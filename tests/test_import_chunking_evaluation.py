@@ -65,6 +65,7 @@ def test_the_needle_is_the_excerpts_sentence_closest_to_the_question():
     assert needle("One sentence only", "anything?") == "One sentence only"
 
 
+@pytest.mark.slow
 def test_the_imported_project_has_no_absent_case(capsys, chunking_evaluation, pytester):
     project = pytester.path / "project"
     command(

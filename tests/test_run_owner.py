@@ -79,6 +79,7 @@ def test_the_reports_pytest_keeps_no_longer_carry_the_entries(shop: Shop, worker
     assert [case["id"] for case in report["cases"]] == ["refund", "missing"]
 
 
+@pytest.mark.slow
 def test_a_suite_of_many_failures_is_told_how_to_list_them_fast(shop: Shop) -> None:
     cases = "".join(
         f"  - id: c{n}\n    question: fee {n}?\n    needle: absent words {n}\n" for n in range(301)

@@ -15,6 +15,7 @@ import pytest
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.slow
 def test_the_quick_benchmarks_print_their_table_and_build_once():
     finished = subprocess.run(
         [
@@ -95,6 +96,7 @@ def test_the_quick_scale_rows_run_through_the_plugin():
     assert re.search(r"by hand [\d.]+ s and [\d.]+ s = [\d.]+x$", growth.strip()), growth
 
 
+@pytest.mark.slow
 def test_the_failure_row_times_each_count_under_each_traceback_style(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import failures
