@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import json
 import subprocess
 import sys
@@ -16,6 +17,7 @@ from pytest_chunkrecall.evaluation.repeat import SEVERITY, combined
 from pytest_chunkrecall.evaluation.results import CaseResult
 
 from .conftest import Shop, lines
+from .test_integrations import html_data
 
 # Ties between equally scored chunks, broken the way a replicated index behind a load
 # balancer breaks them: each asking of a question (at one k) goes to the next replica, whose
@@ -282,6 +284,24 @@ def test_quarantine_makes_an_unstable_case_an_expected_failure_kept_out_of_the_b
         ]
     )
     assert report["comparison"]["cases"] == 1
+
+
+def test_a_quarantined_case_that_hit_shows_why_it_is_an_expected_failure(replicas):
+    # At k 3 every asking finds the tied refund sentence, at ranks 3, 2 and 1: unstable,
+    # never missed. pytest-html shows the case's reason as its log, no traceback.
+    pytest.importorskip("pytest_html")
+    replicas.gold(GOLD.replace("k: 2", "k: 3"))
+    replicas.ini("chunkrecall_repeat = 3\nchunkrecall_unstable = quarantine")
+    result = replicas.run("--html", "page.html", "--self-contained-html")
+    result.assert_outcomes(passed=1, xfailed=1)
+    tests = html_data((replicas.path / "page.html").read_text(encoding="utf-8"))["tests"]
+    (call,) = [run for run in tests["gold/policies.yaml::tied"] if run["result"] == "XFailed"]
+    assert html.unescape(call["log"]).rstrip("\n") == (
+        "chunkrecall: unstable: ranks seen 3, 2, 1 "
+        "(chunkrecall_unstable = quarantine leaves it out of the baseline comparison)"
+    )
+    # it is no miss: the summary counts no expected one
+    result.stdout.fnmatch_lines(["verdicts: hit 2, split 0, ranked_out 0, absent 0"])
 
 
 @pytest.mark.parametrize(
