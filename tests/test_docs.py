@@ -68,3 +68,31 @@ def test_each_promise_of_the_readme_names_a_catalogue_row_that_exists():
     rows = [first or second for first, second in named]
     assert len(rows) >= 20
     assert [row for row in rows if row not in ROWS] == []
+
+
+LINK = re.compile(r"\]\(([^)\s]+)\)")
+
+
+def anchors(page: Path) -> set[str]:
+    """The anchors GitHub gives the headings of a Markdown page, outside code fences."""
+    found, fence = set(), False
+    for line in page.read_text(encoding="utf-8").splitlines():
+        fence ^= line.startswith("```")
+        if not fence and (heading := re.match(r"#+ (.*)", line)):
+            words = re.sub(r"[^\w\- ]", "", heading.group(1).lower())
+            found.add(words.replace(" ", "-"))
+    return found
+
+
+@pytest.mark.parametrize("name", ["README.md", "BENCHMARKS.md", "CHANGELOG.md"])
+def test_each_link_of_a_top_level_page_reaches_a_file_and_heading_of_the_repository(name):
+    page = ROOT / name
+    broken = []
+    for target in LINK.findall(page.read_text(encoding="utf-8")):
+        if re.match(r"\w+:", target):
+            continue  # a web address: not this repository's to keep
+        path, _, anchor = target.partition("#")
+        linked = (page.parent / path) if path else page
+        if not linked.exists() or (anchor and anchor not in anchors(linked)):
+            broken.append(target)
+    assert broken == []
