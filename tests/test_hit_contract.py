@@ -7,6 +7,7 @@ import json
 import pytest
 
 from .conftest import Shop, assert_no_internals, dedent
+from .test_html_page import embedded
 
 TRASH = "Items stay in the trash for 30 days before they are deleted for good.\n"
 BILLING = "Invoices are paid within 30 days of the date they are issued.\n"
@@ -80,6 +81,24 @@ def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
     start = TRASH.index("30 days")
     assert case["span_at"] == {"doc": "docs/trash.md", "start": start, "end": start + 7}
     # unanchored, the needle is held by both chunks: both are relevant to an IR measure
+    assert case["holding_ids"] == ["docs/billing.md#0", "docs/trash.md#1"]
+
+
+def test_the_page_alone_lists_every_chunk_that_holds_a_hit(saas):
+    # Without a JSON report the page is the only output that lists holders: it still gets
+    # both chunks that say "30 days", not only the retrieved one.
+    saas_gold(
+        saas,
+        """
+        - id: trash
+          question: How long do deleted items stay in the trash?
+          needle: 30 days
+        """,
+        rankings="{How long do deleted items stay in the trash?: [1]}",
+    )
+    saas.run("--chunkrecall-html", "page.html").assert_outcomes(passed=1)
+    (case,) = embedded((saas.path / "page.html").read_text(encoding="utf-8"))["cases"]
+    assert (case["id"], case["verdict"]) == ("trash", "hit")
     assert case["holding_ids"] == ["docs/billing.md#0", "docs/trash.md#1"]
 
 
