@@ -12,6 +12,8 @@ import sys
 import pytest
 
 from .conftest import QUIET, STOREFRONT_CASES, Golden, Shop
+from .test_rerank import GOLD as STAGED
+from .test_rerank import RERANK
 
 # The README's tutorial setting: 80-character windows without overlap, BM25, the top 1.
 WINDOWS = "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk: 1\n"
@@ -100,6 +102,14 @@ def test_a_sweep_table(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS + STOREFRONT_CASES)
     result = run(shop, "--tb=no", "--chunkrecall-sweep", "overlap=0,16,28")
     golden.check("sweep", 'pytest --tb=no --chunkrecall-sweep "overlap=0,16,28"', result)
+
+
+def test_a_reranker_that_drops_the_holding_candidate(shop: Shop, golden: Golden) -> None:
+    shop.write("rerank.py", RERANK)
+    shop.gold(STAGED)
+    result = run(shop)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    golden.check("reranked_out", "pytest", result)
 
 
 def test_a_malformed_gold_file_is_a_collection_error_at_its_line(
