@@ -278,6 +278,8 @@ def chunking_evaluation() -> Iterator[Path]:
 # ---------------------------------------------------------------- golden outputs
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
+# No cache, and the cases in file order: the options of every golden scenario's pytest run.
+GOLDEN_ARGS = (*QUIET, "-p", "no:cacheprovider", "-p", "no:randomly")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -321,6 +323,10 @@ class Golden:
     def __init__(self, request: pytest.FixtureRequest, pytester: pytest.Pytester) -> None:
         self.update = bool(request.config.getoption("--update-golden"))
         self.pytester = pytester
+
+    def run(self, *args: str) -> pytest.RunResult:
+        """The scenario's pytest run, in process, with the options every golden file assumes."""
+        return self.pytester.runpytest(*GOLDEN_ARGS, *args)
 
     def check(self, name: str, command: str, result: pytest.RunResult) -> None:
         """``command`` is how a user would type the scenario's command line."""

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from .conftest import QUIET, STOREFRONT_CASES, Golden, Shop
+from .conftest import GOLDEN_ARGS, STOREFRONT_CASES, Golden, Shop
 from .test_rerank import GOLD as STAGED
 from .test_rerank import RERANK
 
@@ -21,11 +21,9 @@ WINDOWS = "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk:
 # Ranks pinned by question, so that a ranked_out case ranks its holding chunk where we say.
 PINNED = "retriever: rag:keywords\nretriever_args: {rankings: {fees: [0, 1, 2, 4, 3]}}\n"
 
-ARGS = (*QUIET, "-p", "no:cacheprovider", "-p", "no:randomly")
-
 
 def run(shop: Shop, *args: str) -> pytest.RunResult:
-    return shop.pytester.runpytest(*ARGS, *args)
+    return shop.pytester.runpytest(*GOLDEN_ARGS, *args)
 
 
 def accept(shop: Shop, ini: str) -> None:

@@ -97,7 +97,7 @@ def test_an_unparsed_case_shows_the_reference_and_the_loaded_text(
     html_shop: Shop, golden: Golden
 ) -> None:
     html_shop.ini("chunkrecall_loader = loaders:soup\n")
-    result = html_shop.pytester.runpytest(*QUIET, "-p", "no:cacheprovider", "-p", "no:randomly")
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("unparsed", "pytest", result)
 
