@@ -103,10 +103,27 @@ def interrupts(chunks):
     return search
 
 
+def waits_on_a_future(thread):
+    # whether the thread is blocked in a concurrent.futures result() right now
+    frame = sys._current_frames().get(thread)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "result" and code.co_filename.endswith(FUTURES):
+            return True
+        frame = frame.f_back
+    return False
+
+
+FUTURES = os.path.join("concurrent", "futures", "_base.py")
+
+
 def interrupts_its_thread(chunks):
     def search(question, k):
-        time.sleep(0.5)  # the case's thread waits for this call by now
-        # Ctrl-C noted in this thread: the waiting thread is not woken by it
+        deadline = time.monotonic() + 60  # a guard against hanging only
+        while not waits_on_a_future(threading.main_thread().ident):
+            assert time.monotonic() < deadline, "the case's thread never waited for this call"
+            time.sleep(0.001)
+        # Ctrl-C noted in this thread while the case's thread waits for it: not woken by it
         signal.pthread_kill(threading.get_ident(), signal.SIGINT)
         threading.Event().wait()
     return search
