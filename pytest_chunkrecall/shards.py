@@ -26,7 +26,7 @@ from .baseline.gating import (
     gate_run,
     quarantined,
 )
-from .errors import ChunkrecallError
+from .errors import ChunkrecallError, counted
 from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
@@ -180,8 +180,8 @@ def run_merge(args: argparse.Namespace) -> int:
         spool.close()
     cases, files = len(fold), len(fold.gold_file_paths())
     print(
-        f"merge: {len(inputs)} reports, {cases} case{'s' * (cases != 1)} of "
-        f"{files} gold file{'s' * (files != 1)} -> {out}"
+        f"merge: {len(inputs)} reports, {counted(cases, 'case')} of "
+        f"{counted(files, 'gold file')} -> {out}"
     )
     return 0
 

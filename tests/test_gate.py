@@ -122,7 +122,7 @@ def test_eight_regressions_pass_the_significant_gate(scenario: Scenario) -> None
     assert line.startswith(
         "chunkrecall gate: 3 improvements, 8 regressions: no significant change "
         "(McNemar exact, one-sided: worse p = 0.113, better p = 0.967, neither < 0.05); "
-        "hit-rate 80.0% -> 77.5% (-2.5 pts, 95% CI ["
+        "hit-rate 80.0% -> 77.5% over 200 compared cases (-2.5 pts, 95% CI ["
     )
     assert line.endswith("]); the gate passes")
     report = scenario.report("r.json")

@@ -211,7 +211,7 @@ def test_the_gate_sentence_is_the_same_in_terminal_markdown_and_html(shop: Shop)
     assert sentence.startswith(
         "chunkrecall gate: 2 improvements, 0 regressions: too few changed cases to tell "
         "(McNemar exact: with 2 changed cases the one-sided p is at least 0.250, not < 0.05); "
-        "hit-rate 20.0% -> 60.0% (+40.0 pts"
+        "hit-rate 20.0% -> 60.0% over 5 compared cases (+40.0 pts"
     )
     assert sentence in (shop.path / "m.md").read_text(encoding="utf-8").splitlines()
     page = (shop.path / "lab.html").read_text(encoding="utf-8")

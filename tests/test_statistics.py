@@ -151,7 +151,8 @@ def test_gate_line_for_the_worked_example() -> None:
     assert line == (
         "chunkrecall gate: 3 improvements, 8 regressions: no significant change "
         "(McNemar exact, one-sided: worse p = 0.113, better p = 0.967, neither < 0.05); "
-        "hit-rate 80.0% -> 77.5% (-2.5 pts, 95% CI [-5.0, 0.0]); the gate passes"
+        "hit-rate 80.0% -> 77.5% over 200 compared cases (-2.5 pts, 95% CI [-5.0, 0.0]); "
+        "the gate passes"
     )
 
 
@@ -162,7 +163,7 @@ def test_gate_line_when_worse() -> None:
     assert line.startswith(
         "chunkrecall gate: 1 improvement, 12 regressions: worse "
         "(McNemar exact, one-sided p = 0.002 < 0.05); "
-        "hit-rate 80.0% -> 74.5% (-5.5 pts, 95% CI ["
+        "hit-rate 80.0% -> 74.5% over 200 compared cases (-5.5 pts, 95% CI ["
     )
     assert line.endswith("]); the gate fails")
     fails, line = gate_line(cmp, gate="significant", alpha=0.05, min_effect=6)
@@ -193,7 +194,8 @@ def test_gate_line_when_better_names_the_test_and_its_direction() -> None:
     # P(X >= 5 | 5) = 1/32
     assert line.startswith(
         "chunkrecall gate: 5 improvements, 0 regressions: better "
-        "(McNemar exact, one-sided p = 0.031 < 0.05); hit-rate 50.0% -> 62.5% (+12.5 pts"
+        "(McNemar exact, one-sided p = 0.031 < 0.05); hit-rate 50.0% -> 62.5% over 40 "
+        "compared cases (+12.5 pts"
     )
     cmp = compare_pairs(*pairs(100, 50, 0, 20))
     fails, line = gate_line(cmp, gate="significant", alpha=0.01, min_effect=0.0)

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Literal, TypedDict
 
+from ..errors import counted
+
 Decision = Literal["worse", "better", "no_difference", "not_enough_evidence"]
 Gate = Literal["cases", "significant"]
 
@@ -248,9 +250,10 @@ def gate_line(
     b, c = cmp.regressions, cmp.improvements
     low, high = cmp.ci95_points
     line = (
-        f"chunkrecall gate: {c} improvement{'s' * (c != 1)}, {b} regression{'s' * (b != 1)}: "
+        f"chunkrecall gate: {counted(c, 'improvement')}, {counted(b, 'regression')}: "
         f"{evidence(cmp, alpha=alpha)}; hit-rate {cmp.hit_rate_before:.1%} -> "
-        f"{cmp.hit_rate_after:.1%} ({cmp.delta_points + 0.0:+.1f} pts, "
+        f"{cmp.hit_rate_after:.1%} over {counted(cmp.cases, 'compared case')} "
+        f"({cmp.delta_points + 0.0:+.1f} pts, "
         f"95% CI [{low + 0.0:.1f}, {high + 0.0:.1f}]); "
     )
     drop = -cmp.delta_points
@@ -292,7 +295,7 @@ def evidence(cmp: PairedComparison, *, alpha: float) -> str:
             "nothing changed (no case went from hit to miss or back: McNemar has nothing to test)"
         )
     return (
-        f"too few changed cases to tell (McNemar exact: with {n} changed case{'s' * (n != 1)} "
+        f"too few changed cases to tell (McNemar exact: with {counted(n, 'changed case')} "
         f"the one-sided p is at least {_p(0.5**n)}, not < {alpha:g})"
     )
 

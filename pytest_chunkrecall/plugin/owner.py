@@ -306,7 +306,7 @@ def _stopped(session: pytest.Session) -> str | None:
             return reason
     maxfail = session.config.getoption("maxfail", 0)
     if maxfail and session.testsfailed >= maxfail:  # xdist stops the run itself
-        return f"-x/--maxfail: stopping after {maxfail} failure{'s' * (maxfail != 1)}"
+        return f"-x/--maxfail: stopping after {counted(maxfail, 'failure')}"
     return None
 
 

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..errors import counted
+
 ALLOW = "--allow-incomplete"
 
 
@@ -31,12 +33,12 @@ class Completeness:
         """``the run is incomplete: interrupted; 9 of 12 selected cases never ran``, or ``None``."""
         if self.complete:
             return None
-        counted = ""
+        never_ran = ""
         if self.not_run and self.selected is not None:
-            counted = f"; {self.not_run} of {self.selected} selected cases never ran"
+            never_ran = f"; {self.not_run} of {counted(self.selected, 'selected case')} never ran"
         elif self.not_run:
-            counted = f"; {self.not_run} case{'s' * (self.not_run != 1)} never ran"
-        return f"the run is incomplete: {self.reason}{counted}"
+            never_ran = f"; {counted(self.not_run, 'case')} never ran"
+        return f"the run is incomplete: {self.reason}{never_ran}"
 
     def to_json(self) -> dict[str, Any]:
         """The report's keys: ``complete``, and ``incomplete`` and ``selection`` where known."""
