@@ -103,6 +103,9 @@ def interrupts(chunks):
     return search
 
 
+FUTURES = os.path.join("concurrent", "futures", "_base.py")
+
+
 def waits_on_a_future(thread):
     # whether the thread is blocked in a concurrent.futures result() right now
     frame = sys._current_frames().get(thread)
@@ -112,9 +115,6 @@ def waits_on_a_future(thread):
             return True
         frame = frame.f_back
     return False
-
-
-FUTURES = os.path.join("concurrent", "futures", "_base.py")
 
 
 def interrupts_its_thread(chunks):

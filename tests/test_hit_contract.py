@@ -13,6 +13,15 @@ TRASH = "Items stay in the trash for 30 days before they are deleted for good.\n
 BILLING = "Invoices are paid within 30 days of the date they are issued.\n"
 
 
+# A question the trash chunk answers, and a ranking that puts that chunk first.
+FROM_THE_TRASH = """
+    - id: trash
+      question: How long do deleted items stay in the trash?
+      needle: 30 days
+"""
+TRASH_FIRST = "{How long do deleted items stay in the trash?: [1]}"
+
+
 @pytest.fixture
 def saas(shop: Shop) -> Shop:
     """Two documents that both say '30 days': billing (chunk 0) and trash (chunk 1)."""
@@ -65,15 +74,7 @@ def test_a_short_needle_from_the_wrong_passage_is_no_hit(saas):
 
 def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
     # billing.md comes first in the corpus and says "30 days" too; the trash chunk answered.
-    saas_gold(
-        saas,
-        """
-        - id: trash
-          question: How long do deleted items stay in the trash?
-          needle: 30 days
-        """,
-        rankings="{How long do deleted items stay in the trash?: [1]}",
-    )
+    saas_gold(saas, FROM_THE_TRASH, rankings=TRASH_FIRST)
     result, report = saas.report()
     result.assert_outcomes(passed=1)
     (case,) = report["cases"]
@@ -87,15 +88,7 @@ def test_a_hit_names_the_passage_of_the_chunk_that_came_back(saas):
 def test_the_page_alone_lists_every_chunk_that_holds_a_hit(saas):
     # Without a JSON report the page is the only output that lists holders: it still gets
     # both chunks that say "30 days", not only the retrieved one.
-    saas_gold(
-        saas,
-        """
-        - id: trash
-          question: How long do deleted items stay in the trash?
-          needle: 30 days
-        """,
-        rankings="{How long do deleted items stay in the trash?: [1]}",
-    )
+    saas_gold(saas, FROM_THE_TRASH, rankings=TRASH_FIRST)
     saas.run("--chunkrecall-html", "page.html").assert_outcomes(passed=1)
     (case,) = embedded((saas.path / "page.html").read_text(encoding="utf-8"))["cases"]
     assert (case["id"], case["verdict"]) == ("trash", "hit")
