@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from .conftest import GOLDEN_ARGS, STOREFRONT_CASES, Golden, Shop
+from .conftest import BEFORE_PYTEST_8_3, STOREFRONT_CASES, Golden, Shop
 from .test_rerank import GOLD as STAGED
 from .test_rerank import RERANK
 
@@ -22,20 +22,16 @@ WINDOWS = "corpus: ../docs/policies.md\nchunker_args: {size: 80, overlap: 0}\nk:
 PINNED = "retriever: rag:keywords\nretriever_args: {rankings: {fees: [0, 1, 2, 4, 3]}}\n"
 
 
-def run(shop: Shop, *args: str) -> pytest.RunResult:
-    return shop.pytester.runpytest(*GOLDEN_ARGS, *args)
-
-
-def accept(shop: Shop, ini: str) -> None:
+def accept(shop: Shop, golden: Golden, ini: str) -> None:
     """Save the current verdicts as the baseline ci/baseline.json, with ``ini`` settings."""
     shop.ini("chunkrecall_baseline = ci/baseline.json\n" + ini)
     (shop.path / "ci").mkdir()
-    assert run(shop, "--chunkrecall-update-baseline").ret == pytest.ExitCode.OK
+    assert golden.run("--chunkrecall-update-baseline").ret == pytest.ExitCode.OK
 
 
 def test_a_split_with_its_cut_and_the_session_summary(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("split", "pytest", result)
 
@@ -46,7 +42,7 @@ def test_a_ranked_out_case_names_the_holding_chunk_and_its_rank(shop: Shop, gold
         + PINNED
         + "cases:\n  - id: fee\n    question: fees\n    needle: 15 percent\n"
     )
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("ranked_out", "pytest", result)
 
@@ -55,13 +51,13 @@ def test_an_absent_needle_shows_the_closest_text(shop: Shop, golden: Golden) -> 
     shop.gold(
         WINDOWS + "cases:\n  - id: refund\n    question: refund window\n    needle: 45 days\n"
     )
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("absent", "pytest", result)
 
 
 @pytest.mark.skipif(
-    tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (8, 3),
+    BEFORE_PYTEST_8_3,
     reason="pytest before 8.3 also lists each expected failure's traceback under -rx",
 )
 def test_an_expected_failure_and_a_known_miss_in_the_short_summary(
@@ -73,39 +69,39 @@ def test_an_expected_failure_and_a_known_miss_in_the_short_summary(
             "to: 9 dollars}\n", "to: 9 dollars}\n    xfail: anchor and value sit too far apart\n"
         )
     )
-    accept(shop, "")
-    result = run(shop, "-rx")
+    accept(shop, golden, "")
+    result = golden.run("-rx")
     assert result.ret == pytest.ExitCode.OK
     golden.check("known_miss", "pytest -rx", result)
 
 
 def test_a_regression_against_the_baseline_and_the_gate_line(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS.replace("overlap: 0", "overlap: 28") + STOREFRONT_CASES)
-    accept(shop, "chunkrecall_max_drop = 10\n")
+    accept(shop, golden, "chunkrecall_max_drop = 10\n")
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("regression_gate", "pytest", result)
 
 
 def test_the_significance_gate_states_its_decision(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS.replace("overlap: 0", "overlap: 28") + STOREFRONT_CASES)
-    accept(shop, "chunkrecall_gate = significant\n")
+    accept(shop, golden, "chunkrecall_gate = significant\n")
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    result = run(shop)
+    result = golden.run()
     golden.check("significant_gate", "pytest", result)
 
 
 def test_a_sweep_table(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    result = run(shop, "--tb=no", "--chunkrecall-sweep", "overlap=0,16,28")
+    result = golden.run("--tb=no", "--chunkrecall-sweep", "overlap=0,16,28")
     golden.check("sweep", 'pytest --tb=no --chunkrecall-sweep "overlap=0,16,28"', result)
 
 
 def test_a_reranker_that_drops_the_holding_candidate(shop: Shop, golden: Golden) -> None:
     shop.write("rerank.py", RERANK)
     shop.gold(STAGED)
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("reranked_out", "pytest", result)
 
@@ -120,23 +116,23 @@ def test_a_malformed_gold_file_is_a_collection_error_at_its_line(
         "    question: refund window\n"
         "    neddle: 30 days\n"
     )
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.INTERRUPTED
     golden.check("collection_error", "pytest", result)
 
 
 def test_an_ini_option_out_of_range_is_a_usage_error(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    result = run(shop, "-o", "chunkrecall_k=0")
+    result = golden.run("-o", "chunkrecall_k=0")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     golden.check("usage_error", "pytest -o chunkrecall_k=0", result)
 
 
 def test_the_compare_command_prints_the_run_summary(shop: Shop, golden: Golden) -> None:
     shop.gold(WINDOWS.replace("overlap: 0", "overlap: 28") + STOREFRONT_CASES)
-    accept(shop, "")
+    accept(shop, golden, "")
     shop.gold(WINDOWS + STOREFRONT_CASES)
-    run(shop, "--chunkrecall-report", "run.json")
+    golden.run("--chunkrecall-report", "run.json")
     command = ("compare", "run.json", "--baseline", "ci/baseline.json")
     result = shop.pytester.run(sys.executable, "-m", "pytest_chunkrecall", *command)
     assert result.ret == 1
@@ -160,6 +156,6 @@ def test_a_retriever_that_raises_for_one_question(shop: Shop, golden: Golden) ->
         "  - question: refund window\n    needle: 30 days\n"
         "  - question: restocking fee\n    needle: 15 percent\n"
     )
-    result = run(shop)
+    result = golden.run()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     golden.check("retriever_raises", "pytest", result)

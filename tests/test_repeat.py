@@ -16,7 +16,7 @@ from pytest_chunkrecall.__main__ import main
 from pytest_chunkrecall.evaluation.repeat import SEVERITY, combined
 from pytest_chunkrecall.evaluation.results import CaseResult
 
-from .conftest import Shop
+from .conftest import BEFORE_PYTEST_8_3, Shop
 from .test_integrations import html_data
 from .test_xdist import summary
 
@@ -283,7 +283,7 @@ def test_an_unstable_case_shows_the_rank_of_each_asking(replicas, golden):
 
 
 @pytest.mark.skipif(
-    tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (8, 3),
+    BEFORE_PYTEST_8_3,
     reason="pytest before 8.3 puts 'reason: ' before an expected failure's reason under -rx",
 )
 def test_a_quarantined_case_is_an_expected_failure_left_out_of_the_comparison(replicas, golden):
