@@ -278,9 +278,12 @@ def chunking_evaluation() -> Iterator[Path]:
 # ---------------------------------------------------------------- golden outputs
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-# pytest before 8.3 lists an expected failure's reason under -rx as 'reason: …', and its
-# traceback too: golden files of -rx output hold the later form.
-BEFORE_PYTEST_8_3 = tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (8, 3)
+# Golden files of -rx output hold pytest 8.3's form of it.
+RX_AS_PYTEST_8_3_PRINTS_IT = pytest.mark.skipif(
+    tuple(int(part) for part in pytest.__version__.split(".")[:2]) < (8, 3),
+    reason="pytest before 8.3 lists -rx otherwise: 'reason: ' before each expected failure's "
+    "reason, and its traceback",
+)
 # No cache, and the cases in file order: the options of every golden scenario's pytest run.
 GOLDEN_ARGS = (*QUIET, "-p", "no:cacheprovider", "-p", "no:randomly")
 

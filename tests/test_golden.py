@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from .conftest import BEFORE_PYTEST_8_3, STOREFRONT_CASES, Golden, Shop
+from .conftest import RX_AS_PYTEST_8_3_PRINTS_IT, STOREFRONT_CASES, Golden, Shop
 from .test_rerank import GOLD as STAGED
 from .test_rerank import RERANK
 
@@ -56,10 +56,7 @@ def test_an_absent_needle_shows_the_closest_text(shop: Shop, golden: Golden) -> 
     golden.check("absent", "pytest", result)
 
 
-@pytest.mark.skipif(
-    BEFORE_PYTEST_8_3,
-    reason="pytest before 8.3 also lists each expected failure's traceback under -rx",
-)
+@RX_AS_PYTEST_8_3_PRINTS_IT
 def test_an_expected_failure_and_a_known_miss_in_the_short_summary(
     shop: Shop, golden: Golden
 ) -> None:

@@ -16,7 +16,7 @@ from pytest_chunkrecall.__main__ import main
 from pytest_chunkrecall.evaluation.repeat import SEVERITY, combined
 from pytest_chunkrecall.evaluation.results import CaseResult
 
-from .conftest import BEFORE_PYTEST_8_3, Shop
+from .conftest import RX_AS_PYTEST_8_3_PRINTS_IT, Shop
 from .test_integrations import html_data
 from .test_xdist import summary
 
@@ -282,10 +282,7 @@ def test_an_unstable_case_shows_the_rank_of_each_asking(replicas, golden):
     golden.check("unstable", "pytest", result)
 
 
-@pytest.mark.skipif(
-    BEFORE_PYTEST_8_3,
-    reason="pytest before 8.3 puts 'reason: ' before an expected failure's reason under -rx",
-)
+@RX_AS_PYTEST_8_3_PRINTS_IT
 def test_a_quarantined_case_is_an_expected_failure_left_out_of_the_comparison(replicas, golden):
     replicas.ini("chunkrecall_repeat = 3\nchunkrecall_unstable = quarantine")
     replicas.run("--chunkrecall-baseline", "b.json", "--chunkrecall-update-baseline")
