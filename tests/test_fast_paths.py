@@ -77,6 +77,18 @@ def test_patterns_are_scanned_for_until_the_scans_have_read_the_corpus_enough_ti
     assert list(index.find("qux")) == scan(texts, "qux")
 
 
+def test_a_few_misses_explained_by_default_never_build_the_index():
+    # a miss is located (a scan up to the chunk that holds it) and then every chunk
+    # holding it is listed (a whole scan): a run with a few misses only scans
+    texts = [f"the weight of qu{number} is {number} grams. " * 50 for number in range(20)]
+    index = WordIndex(texts)
+    for number in range(15):
+        pattern = f"is {number} grams"
+        assert next(index.find(pattern)) == scan(texts, pattern)[0]
+        assert list(index.find(pattern)) == scan(texts, pattern)
+    assert not index.indexed
+
+
 def test_a_scan_stopped_at_the_first_occurrence_reads_only_the_texts_it_reached():
     texts = ["rare", "common " * 1000, "common " * 1000]
     index = WordIndex(texts, scans_before_indexing=1)
