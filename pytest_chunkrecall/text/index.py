@@ -10,6 +10,8 @@ Building the index reads every word of the corpus in Python; a scan is one
 never asks where a needle is, and a run with a few misses asks a few times. So
 the first patterns are found by scanning the texts, and the index is built only
 once those scans have read the corpus :data:`SCANS_BEFORE_INDEXING` times over.
+A gold file of ``{from, to}`` spans looks for both ends of every span, hit or
+miss: it builds the index after its first few dozen cases.
 """
 
 from __future__ import annotations
