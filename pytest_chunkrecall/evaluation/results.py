@@ -350,7 +350,7 @@ def _plain(value: Any) -> Any:
 @functools.cache
 def field_names(kind: type) -> tuple[str, ...]:
     """The names of a result dataclass's fields, in order."""
-    # Results have slots (ten thousand are read back at a run's end): no __dict__, so this.
+    # Results have slots, so no __dict__ to read their fields from.
     return tuple(f.name for f in fields(kind))
 
 

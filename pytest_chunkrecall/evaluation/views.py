@@ -1,9 +1,8 @@
 """How a suite's chunks are shown in results: each chunk's preview and id, made once.
 
-Every case's result names its top k chunks (their previews, their ids), and the
-run keeps every result until its end. The questions of a suite retrieve the same
-chunks again and again (10,000 common-needle cases retrieve 11,775 distinct
-chunks 50,000 times), so each chunk's strings are made once and shared.
+Every case's result names its top k chunks (their previews, their ids). The
+questions of a suite retrieve the same chunks again and again, so each chunk's
+strings are made the first time it is shown, and reused after.
 """
 
 from __future__ import annotations

@@ -66,9 +66,9 @@ def batcher(built: Any, *, name: str, where: str | None) -> BatchFunction | None
 
 
 def _gathered(retriever: Any, questions: list[str]) -> list[Any]:
-    # Imported here: asyncio (and ssl, which it loads) cost every pytest process,
-    # the xdist controller and each worker, 15 to 25 ms to import, for a batch
-    # path that only LlamaIndex retrievers take.
+    # Imported here: asyncio (and ssl, which it loads) would add to the start-up of
+    # every pytest process, the xdist controller and each worker, for a batch path
+    # that only LlamaIndex retrievers take.
     import asyncio
 
     async def every() -> list[Any]:
