@@ -16,6 +16,7 @@ from ..errors import ChunkrecallError, counted
 from ..evaluation.case_facts import Scored
 from ..evaluation.repeat import Policy, ranks_text
 from ..evaluation.results import CaseResult, Totals
+from ..evaluation.verdicts import kind_of
 from ..gold import load
 from ..measures.statistics import Gate, PairedComparison, compare_pairs, evidence, gate_line
 from .drift import DOCUMENT_CHANGED, Drift, drift, span_documents
@@ -134,7 +135,7 @@ def case_outcome(
         return CaseOutcome("xpassed" if xfail is not None else "passed")
     if xfail is not None:
         return CaseOutcome("xfailed")
-    if result.verdict != "absent":
+    if not kind_of(result.verdict).gold_error:
         reason = expectation(entry, result, gate=gate, updating=updating)
         if reason is not None:
             return CaseOutcome("xfailed", reason)

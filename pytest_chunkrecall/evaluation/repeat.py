@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from .results import CaseResult, Verdict
+from .results import CaseResult
+from .verdicts import SEVERITY as SEVERITY
+from .verdicts import kind_of
 
 Policy = Literal["strict", "quarantine"]
 POLICIES: tuple[Policy, ...] = ("strict", "quarantine")
@@ -29,22 +31,12 @@ expected failure left out of the baseline comparison (``quarantine``)."""
 MAX_REPEAT = 100
 """The most times ``chunkrecall_repeat`` asks each question."""
 
-SEVERITY: tuple[Verdict, ...] = (
-    "hit",
-    "reranked_out",
-    "ranked_out",
-    "split",
-    "unparsed",
-    "absent",
-)
-"""The verdicts from best to worst: which of a case's repeats its outcome is."""
-
 
 def severity(result: CaseResult) -> tuple[int, float]:
     """How bad ``result`` is: its verdict's place in :data:`SEVERITY`, then its holding rank
     (``None``, deeper than looked, counts as infinitely deep)."""
     rank = result.holding_rank if result.holding_rank is not None else result.rank
-    return SEVERITY.index(result.verdict), math.inf if rank is None else rank
+    return kind_of(result.verdict).severity, math.inf if rank is None else rank
 
 
 def unstable(results: Sequence[CaseResult]) -> bool:

@@ -5,21 +5,20 @@ from __future__ import annotations
 import functools
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from ..chunking.chunk import Chunk
 from ..measures import ranks
 from ..measures.statistics import wilson
 
+# re-exported for the modules that read them here; their home is .verdicts
+from .verdicts import STAGE_VERDICTS as STAGE_VERDICTS
+from .verdicts import VERDICTS as VERDICTS
+from .verdicts import Verdict as Verdict
+
 if TYPE_CHECKING:
     from .case_facts import CaseFact
 
-Verdict = Literal["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"]
-VERDICTS: tuple[Verdict, ...] = ("hit", "split", "ranked_out", "absent", "unparsed", "reranked_out")
-# Verdicts of a stage only some runs have (a loader's, a reranker's): the terminal shows them
-# where they occur, so that a run without one prints the verdicts it always did.
-STAGE_VERDICTS: tuple[Verdict, ...] = ("unparsed", "reranked_out")
-MISSES = ("split", "ranked_out", "absent", "unparsed", "reranked_out")
 PREVIEW = 72
 
 

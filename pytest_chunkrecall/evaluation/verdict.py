@@ -32,6 +32,7 @@ from .finder import Finder, Location
 from .reference import Reference
 from .results import CaseResult, ChunkView, Closest, Held, LoadingLoss, SpanAt, Verdict
 from .units import TopK, Units, units_of
+from .verdicts import DECIDED_IN
 
 
 def decide(
@@ -49,19 +50,21 @@ def decide(
     loader lost it); ``whole[i]``: some chunk of the corpus holds unit ``i`` whole;
     ``candidate_ranks[i]`` (with a reranker): unit ``i``'s first rank among the
     first stage's candidates. The first stage that lost the case decides:
-    loading, then chunking, then the candidates, then the reranker.
+    loading, then chunking, then the candidates, then the reranker. Each verdict's
+    condition is asked in its :attr:`~.verdicts.VerdictKind.precedence`; the first
+    that holds is the verdict.
     """
-    if unparsed:
-        return "unparsed"
-    if absent:
-        return "absent"
-    if all(rank is not None for rank in ranks):
-        return "hit"
-    if any(rank is None and not held for rank, held in zip(ranks, whole, strict=True)):
-        return "split"
-    if candidate_ranks is not None and all(rank is not None for rank in candidate_ranks):
-        return "reranked_out"
-    return "ranked_out"
+    in_top_k = all(rank is not None for rank in ranks)
+    first_stage = candidate_ranks if candidate_ranks is not None else ranks
+    holds: dict[Verdict, bool] = {
+        "unparsed": unparsed,
+        "absent": absent,
+        "hit": in_top_k,
+        "split": any(rank is None and not held for rank, held in zip(ranks, whole, strict=True)),
+        "ranked_out": not all(rank is not None for rank in first_stage),
+        "reranked_out": True,  # the candidates held it, and the top k does not
+    }
+    return next(verdict for verdict in DECIDED_IN if holds[verdict])
 
 
 @dataclass(frozen=True)

@@ -10,16 +10,9 @@ import re
 from ..baseline.drift import DOCUMENT_CHANGED
 from ..errors import shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
+from ..evaluation.verdicts import KINDS
 
-_WHY = {
-    "split": "the span is in the corpus, but no single chunk holds it whole: chunking lost it before ranking",
-    "ranked_out": "a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
-    "absent": "it is not in the corpus at all: a gold-data error (fix the needle or span, or the corpus)",
-    "reranked_out": "a first-stage candidate holds it whole, but the reranker {reranker} dropped "
-    "that chunk from the top {k}",
-    "unparsed": "a source file has it, but the text the loader read from that file does not: "
-    "loading lost it before chunking (fix the loader, or the file)",
-}
+_WHY = {kind.name: kind.why for kind in KINDS if not kind.passes}
 _WHY_FIRST_STAGE = (
     "a chunk holds it whole, but the retriever did not rank that chunk in its {candidates} "
     "candidates for the reranker: the first stage lost it"

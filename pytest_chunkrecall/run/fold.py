@@ -25,6 +25,7 @@ from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.repeat import Policy
 from ..evaluation.results import CaseResult, Totals
+from ..evaluation.verdicts import KINDS, LOSSES, STAGES, Stage
 from . import sweep
 from .entry import CaseEntry, order_key
 
@@ -81,17 +82,18 @@ class Funnel:
     def of(cls, totals: Totals) -> Funnel:
         """The funnel of ``totals``' verdict counts."""
         counts = totals.verdicts
+        reached: dict[Stage, int] = {}
+        remaining = totals.cases
+        for stage in STAGES:
+            remaining -= sum(counts.get(kind.name, 0) for kind in KINDS if kind.lost_at == stage)
+            reached[stage] = remaining
         lost = {verdict: counts.get(verdict, 0) for verdict in FUNNEL_LOSSES}
-        loaded = totals.cases - lost["unparsed"]
-        whole = loaded - lost["split"] - lost["absent"]
-        candidates = whole - lost["ranked_out"]
-        top_k = candidates - lost["reranked_out"]
         return cls(
             totals.cases,
-            loaded,
-            whole,
-            candidates,
-            top_k,
+            reached["loaded"],
+            reached["whole"],
+            reached["candidates"],
+            reached["top_k"],
             {verdict: count for verdict, count in lost.items() if count},
         )
 
@@ -106,7 +108,7 @@ class Funnel:
         }
 
 
-FUNNEL_LOSSES = ("unparsed", "split", "absent", "ranked_out", "reranked_out")
+FUNNEL_LOSSES = LOSSES
 """The verdicts of a miss, in the order of the stages that lose them."""
 
 
