@@ -28,6 +28,7 @@ from .baseline.gating import (
 )
 from .errors import ChunkrecallError, counted
 from .evaluation.case_facts import CaseBrief
+from .evaluation.codec import encode
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
@@ -365,9 +366,12 @@ def _outcome(
     )
     was = None
     if entry is not None:
-        was = entry.to_json()
-        if entry.hit and not brief.hit:
-            documents = span_documents(CaseResult.from_json(case))
-            if documents & set(changed.changed):
-                was["document_changed"] = True
+        marked = baseline.mark(
+            entry,
+            brief,
+            document_changed=lambda: bool(
+                span_documents(CaseResult.from_json(case)) & set(changed.changed)
+            ),
+        )
+        was = encode(marked)
     return {**case, "baseline": was, "outcome": decided.outcome}

@@ -133,6 +133,21 @@ def test_a_regression_under_the_cases_gate_is_an_error(actions):
     assert found and all(a.startswith("::error ") for a in found), found
 
 
+def test_a_reason_that_reads_like_a_regression_is_no_regression(actions):
+    """A regression is the baseline's typed change on the case, not words in its reason: a
+    gold file's own xfail reason that says "regression (" announces nothing."""
+    gold = actions.path / "gold" / "policies.yaml"
+    gold.write_text(
+        gold.read_text().replace(
+            "    span: The refund window is 30 days\n",
+            "    span: The refund window is 30 days\n    xfail: regression (cut in 1.2), to fix later\n",
+        )
+    )
+    result = actions.run()
+    result.assert_outcomes(passed=1, failed=3, xfailed=1)
+    assert [a for a in annotations(result) if "chunkrecall regression" in a] == []
+
+
 def test_with_annotate_failures_installed_each_case_is_annotated_once(actions, pytester):
     pytest.importorskip("pytest_github_actions_annotate_failures")
     pytester.makepyfile(test_plain="def test_plain():\n    assert 1 == 2\n")

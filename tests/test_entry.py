@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
+from typing import get_args
 
 from hypothesis import given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.evaluation.results import (
     VERDICTS,
+    BaselineMark,
     CaseResult,
+    Change,
     ChunkView,
     Closest,
     CutView,
@@ -25,7 +28,8 @@ from .conftest import REPORT_SCHEMA
 TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
 NUMBER = st.integers(min_value=0, max_value=10**6)
 MAYBE = st.none() | NUMBER
-VIEWS = st.builds(ChunkView, TEXT | st.none(), MAYBE, MAYBE, MAYBE, TEXT, MAYBE, MAYBE)
+RANK = st.none() | st.integers(min_value=1, max_value=50)
+VIEWS = st.builds(ChunkView, TEXT | st.none(), MAYBE, MAYBE, MAYBE, TEXT, RANK, MAYBE)
 
 RESULTS = st.builds(
     CaseResult,
@@ -50,7 +54,15 @@ RESULTS = st.builds(
     closest=st.none() | st.builds(Closest, TEXT, TEXT, st.floats(0, 100), TEXT | st.none(), MAYBE),
     missing=st.lists(TEXT, max_size=2),
     outside=st.lists(TEXT, max_size=2),
-    baseline=st.none() | st.fixed_dictionaries({"verdict": st.sampled_from(VERDICTS)}),
+    baseline=st.none()
+    | st.builds(
+        BaselineMark,
+        st.sampled_from(VERDICTS),
+        st.none() | st.integers(min_value=1, max_value=50),
+        st.booleans(),
+        st.none() | st.sampled_from(get_args(Change)),
+        st.booleans(),
+    ),
     holding_rank=st.none() | st.integers(min_value=1, max_value=50),
     depth=MAYBE,
     depth_error=TEXT | st.none(),

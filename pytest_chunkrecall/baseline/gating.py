@@ -85,10 +85,10 @@ def expectation(entry: Entry | None, result: Scored, *, gate: Gate, updating: bo
     if updating:
         return f"recorded in the baseline as a known miss: {result.verdict}"
     change = classify(entry, result)
-    if change == "known_miss":
+    if change in ("known_miss", "stage_change"):
         assert entry is not None
         now = "" if entry.verdict == result.verdict else f" (now {result.verdict})"
-        if (entry.verdict, result.verdict) == ("ranked_out", "reranked_out"):
+        if change == "stage_change":
             now = (
                 " (now reranked_out: the first stage's candidates hold it and the reranker "
                 "drops it, a change of stage, not a regression)"

@@ -6,11 +6,20 @@ import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..errors import ChunkrecallError, shown
 from ..evaluation.case_facts import Scored
-from ..evaluation.results import VERDICTS, CaseResult, Totals, outcome_text, verdict_counts
+from ..evaluation.results import (
+    VERDICTS,
+    BaselineMark,
+    CaseResult,
+    Change,
+    Totals,
+    Verdict,
+    outcome_text,
+    verdict_counts,
+)
 from ..files import read_json
 
 FORMAT = 1
@@ -22,7 +31,7 @@ UPDATE = "pytest --chunkrecall-update-baseline"
 class Entry:
     """What the baseline remembers of one case."""
 
-    verdict: str
+    verdict: Verdict
     rank: int | None
     span_split: bool
 
@@ -202,20 +211,35 @@ def dumps(baseline: Baseline) -> str:
     return "\n".join(lines)
 
 
-Change = Literal["new", "regression", "improvement", "known_miss", "still_hit"]
-
-
 def classify(entry: Entry | None, result: Scored) -> Change:
     """What a case's result is against its baseline entry (``None``: the baseline lacks it).
 
-    The one place that decides it: the case's test outcome and the run's
-    comparison both ask here.
+    The one place that decides it: the case's test outcome, its entry's
+    :class:`BaselineMark` and the run's comparison all ask here.
     """
     if entry is None:
         return "new"
     if entry.hit:
         return "still_hit" if result.hit else "regression"
-    return "improvement" if result.hit else "known_miss"
+    if result.hit:
+        return "improvement"
+    if (entry.verdict, result.verdict) == ("ranked_out", "reranked_out"):
+        return "stage_change"
+    return "known_miss"
+
+
+def mark(entry: Entry, result: Scored, *, document_changed: Callable[[], bool]) -> BaselineMark:
+    """What ``result``'s entry records of the baseline's ``entry`` for it: the baseline's
+    verdict, rank and span_split, and the change; ``document_changed`` says whether the
+    span lies in a document that changed since, asked only of a regression."""
+    change = classify(entry, result)
+    return BaselineMark(
+        entry.verdict,
+        entry.rank,
+        entry.span_split,
+        change,
+        document_changed=change == "regression" and document_changed(),
+    )
 
 
 @dataclass(frozen=True)
@@ -277,9 +301,9 @@ class ComparisonTally:
             self._regressions.append((result(), entry))
         elif change == "improvement":
             self._improvements.append((case, entry))
-        elif change == "known_miss":
+        elif change in ("known_miss", "stage_change"):
             self._known.append(case)
-            if (entry.verdict, case.verdict) == ("ranked_out", "reranked_out"):
+            if change == "stage_change":
                 self._stage_changes.append(case)
 
     def comparison(self, existing: Mapping[str, set[str] | None]) -> Comparison:

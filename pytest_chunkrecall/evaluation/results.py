@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, fields, is_dataclass
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from ..chunking.chunk import Chunk
+from ..config.settings import MATCH_MODES
 from ..measures import ranks
 from ..measures.statistics import wilson
+from . import codec
+from .codec import Items, Least, Note, OneOf, Together
 
 # re-exported for the modules that read them here; their home is .verdicts
 from .verdicts import STAGE_VERDICTS as STAGE_VERDICTS
@@ -21,18 +23,27 @@ if TYPE_CHECKING:
 
 PREVIEW = 72
 
+codec.name_choices(Verdict, "verdict")  # the schema's one list of verdicts, in its $defs
+
+Rank = Annotated[int, Least(1)]
+"""A 1-based rank."""
+Count = Annotated[int, Least(0)]
+"""A length, an offset, an index: a whole number from 0."""
+Line = Annotated[int, Least(1)]
+"""A 1-based line of a gold file."""
+
 
 @dataclass(frozen=True, slots=True)
 class ChunkView:
     """A chunk as a failure message shows it: where it is and how it begins."""
 
     doc: str | None
-    index: int | None
-    start: int | None
-    end: int | None
+    index: Count | None
+    start: Count | None
+    end: Count | None
     preview: str
-    rank: int | None = None
-    size: int | None = None
+    rank: Rank | None = None
+    size: Count | None = None
 
     @classmethod
     def of(
@@ -66,7 +77,7 @@ class CutView:
     """Where a boundary divided the span: offset, the text either side, the chunks around it."""
 
     doc: str
-    offset: int
+    offset: Count
     before: str
     after: str
     left: ChunkView | None
@@ -79,8 +90,8 @@ class SpanAt:
     """Where a case's span (or first needle) was found in its document, in its own offsets."""
 
     doc: str
-    start: int
-    end: int
+    start: Count
+    end: Count
 
 
 def chunk_id(chunk: Chunk) -> str:
@@ -114,7 +125,31 @@ class LoadingLoss:
     reference: str
     loaded: str | None
     loaded_score: float | None
-    loaded_chars: int
+    loaded_chars: Count
+
+
+Change = Literal["new", "still_hit", "regression", "improvement", "known_miss", "stage_change"]
+"""What a case's result is against the baseline's entry for it: ``new`` (the baseline lacks
+it), ``still_hit``, ``regression`` (a hit then, a miss now), ``improvement`` (a miss then, a
+hit now), ``known_miss`` (a miss then and now) and ``stage_change`` (a known miss whose
+first stage now finds it and whose reranker drops it: ranked_out then, reranked_out now)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineMark:
+    """What the baseline held of a case, and what this run's result is against it.
+
+    ``verdict``, ``rank`` and ``span_split`` are the baseline's; ``change`` is
+    :data:`Change` (``None`` in a report written before it was recorded);
+    ``document_changed``: a regression whose span lies in a document whose text
+    changed since the baseline was written.
+    """
+
+    verdict: Verdict
+    rank: Rank | None
+    span_split: bool
+    change: Change | None = None
+    document_changed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,28 +189,28 @@ class CaseResult:
 
     gold_file: str
     id: str
-    line: int
+    line: Line
     question: str
     needles: list[str]
     span: str | None
     verdict: Verdict
-    rank: int | None
+    rank: Rank | None
     span_split: bool
-    k: int
-    match: str
-    needle_lengths: list[int]
-    span_length: int
+    k: Rank
+    match: Annotated[str, OneOf(MATCH_MODES)]
+    needle_lengths: list[Count]
+    span_length: Count
     unit: str
     top: list[ChunkView] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
     cut: CutView | None = None
     closest: Closest | None = None
-    also_close: list[Closest] = field(default_factory=list)
+    also_close: Annotated[list[Closest], Items(most=2)] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
-    baseline: dict[str, Any] | None = None
-    holding_rank: int | None = None
-    depth: int | None = None
+    baseline: BaselineMark | None = None
+    holding_rank: Rank | None = None
+    depth: Count | None = None
     depth_error: str | None = None
     pieces_retrieved: bool | None = None
     retrieved_ids: list[str | None] = field(default_factory=list)
@@ -183,14 +218,30 @@ class CaseResult:
     span_at: SpanAt | None = None
     docs: list[str] | None = None
     elsewhere: list[str] = field(default_factory=list)
-    candidates: int | None = None
-    candidate_rank: int | None = None
+    candidates: Rank | None = None
+    candidate_rank: Rank | None = None
     candidate_score: float | None = None
     reranker: str | None = None
     loading: LoadingLoss | None = None
     reference_notes: list[str] = field(default_factory=list)
-    unstable: bool | None = None
-    ranks_seen: list[int | None] | None = None
+    unstable: Annotated[
+        bool | None,
+        Together("repeats"),
+        Note(
+            "Only with chunkrecall_repeat above 1, on every evaluated case: whether its repeats "
+            "differed in verdict, rank or holding rank (false: they agreed). The case's verdict "
+            "and ranks are then the worst repeat's."
+        ),
+    ] = None
+    ranks_seen: Annotated[
+        list[Rank | None] | None,
+        Items(least=2),
+        Together("repeats"),
+        Note(
+            "Only with chunkrecall_repeat above 1 (or a merge --repeats): the rank in each "
+            "repeat, in the order asked; null where that repeat missed the top k."
+        ),
+    ] = None
 
     @property
     def hit(self) -> bool:
@@ -200,46 +251,16 @@ class CaseResult:
         return outcome_text(self.verdict, self.rank)
 
     def to_json(self) -> dict[str, Any]:
-        """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its
-        deep copies); a case asked once has no ``unstable`` and ``ranks_seen`` keys."""
-        plain: dict[str, Any] = _plain(self)
-        if self.ranks_seen is None:
-            del plain["unstable"], plain["ranks_seen"]
+        """The result as plain JSON values (see :func:`.codec.encode`); a case asked once has
+        no ``unstable`` and ``ranks_seen`` keys."""
+        plain: dict[str, Any] = codec.encode(self)
         return plain
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CaseResult:
         """The result ``to_json`` gave (keys it does not know, such as a report's ``nodeid``,
-        are left out)."""
-
-        def view(data: Mapping[str, Any]) -> ChunkView:
-            return ChunkView(**data)
-
-        known = _FIELDS
-        values = {key: value for key, value in data.items() if key in known}
-        values["top"] = [view(item) for item in values.get("top") or []]
-        values["held"] = [Held(h["pattern"], view(h["chunk"])) for h in values.get("held") or []]
-        values["retrieved_ids"] = list(values.get("retrieved_ids") or [])
-        values["holding_ids"] = list(values.get("holding_ids") or [])
-        if values.get("cut"):
-            cut = dict(values["cut"])
-            for side in ("left", "right"):
-                cut[side] = view(cut[side]) if cut.get(side) else None
-            values["cut"] = CutView(**cut)
-        if values.get("closest"):
-            values["closest"] = Closest(**values["closest"])
-        values["also_close"] = [Closest(**item) for item in values.get("also_close") or []]
-        if values.get("span_at"):
-            values["span_at"] = SpanAt(**values["span_at"])
-        if values.get("loading"):
-            values["loading"] = LoadingLoss(**values["loading"])
-        values["reference_notes"] = list(values.get("reference_notes") or [])
-        if values.get("ranks_seen") is not None:
-            values["ranks_seen"] = list(values["ranks_seen"])
-        return cls(**values)
-
-
-_FIELDS = frozenset(f.name for f in fields(CaseResult))
+        are left out); raises :class:`.codec.Malformed` where ``data`` is not one."""
+        return codec.decode(cls, data)
 
 
 @dataclass(frozen=True)
@@ -323,37 +344,6 @@ def verdict_counts(verdicts: Iterable[str]) -> dict[str, int]:
 def outcome_text(verdict: str, rank: int | None) -> str:
     """``hit at rank 2``, or the verdict of a miss."""
     return f"hit at rank {rank}" if verdict == "hit" else verdict
-
-
-def _plain(value: Any) -> Any:
-    # Every leaf here is an immutable str, int, float, bool or None: copying
-    # the containers is enough, and several times cheaper than asdict's deepcopy.
-    # Leaves are most values, so each container recognises them itself rather
-    # than making a call for each (a result is a few dozen values, made per case).
-    if isinstance(value, list):
-        return [item if isinstance(item, _LEAVES) else _plain(item) for item in value]
-    if isinstance(value, dict):
-        return {
-            key: item if isinstance(item, _LEAVES) else _plain(item) for key, item in value.items()
-        }
-    if isinstance(value, tuple):
-        return tuple(item if isinstance(item, _LEAVES) else _plain(item) for item in value)
-    if is_dataclass(value) and not isinstance(value, type):
-        return {
-            key: item if isinstance(item := getattr(value, key), _LEAVES) else _plain(item)
-            for key in field_names(type(value))
-        }
-    return value
-
-
-@functools.cache
-def field_names(kind: type) -> tuple[str, ...]:
-    """The names of a result dataclass's fields, in order."""
-    # Results have slots, so no __dict__ to read their fields from.
-    return tuple(f.name for f in fields(kind))
-
-
-_LEAVES = (str, int, float, type(None))
 
 
 def preview(text: str, width: int = PREVIEW) -> str:

@@ -315,6 +315,9 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     outcome = _outcome(test_report)
+    if item.result is not None and item.result.baseline is not None:
+        # the case's change against the baseline, as a value beside the reason's text
+        test_report.chunkrecall_change = item.result.baseline.change  # type: ignore[attr-defined]
     if item.result is not None:
         made = entry.evaluated(
             item.nodeid, item.result, xfail=case.xfail, outcome=outcome, sweep=item.sweep

@@ -12,6 +12,7 @@ import pytest
 
 from ..baseline.drift import span_documents
 from ..baseline.gating import case_outcome, quarantined
+from ..baseline.saved import mark as baseline_mark
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
@@ -201,10 +202,11 @@ class CaseItem(pytest.Item):
         setup = self.config.stash[OPTIONS].baseline
         entry = setup.loaded.get(result.gold_file, result.id) if setup.loaded else None
         if entry is not None:
-            was = entry.to_json()
-            if entry.hit and not result.hit and self._document_changed(result):
-                was["document_changed"] = True
-            result = replace(result, baseline=was)
+            measured = result  # the result as evaluated, for the documents its span lies in
+            marked = baseline_mark(
+                entry, result, document_changed=lambda: self._document_changed(measured)
+            )
+            result = replace(result, baseline=marked)
         self.result = result
         settings = self.config.stash[OPTIONS].sweep
         if settings:

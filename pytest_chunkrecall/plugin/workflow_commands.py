@@ -28,8 +28,6 @@ GOLD_SUFFIXES = (".yaml", ".yml")
 MAX_MESSAGE = 4_000  # characters of the failure shown in the annotation; the log has it all
 # pytest-github-actions-annotate-failures registers its reporter under this name
 THEIRS = "annotate_errors"
-# what baseline.gating.expectation() says of a regression that the significant gate tolerates
-REGRESSION = "regression ("
 
 Level = Literal["error", "warning"]
 
@@ -120,7 +118,8 @@ class Annotations:
                 "and it is now a hit: "
                 "remove its xfail, or accept the new baseline",
             )
-        elif report.skipped and reason is not None and REGRESSION in reason:
+        elif report.skipped and reason is not None and _change(report) == "regression":
+            # an expected failure that regressed: the significant gate tolerates it for now
             self.regressions.append((report, reason))
 
     @pytest.hookimpl(trylast=True)  # after the run's end has let the gate set the exit status
@@ -175,6 +174,13 @@ class Annotations:
 
 def _case(report: pytest.TestReport) -> str:
     return report.nodeid.rsplit("::", 1)[-1]
+
+
+def _change(report: pytest.TestReport) -> str | None:
+    """The case's change against the baseline (``regression``, …), which its report carries
+    beside the reason's text; ``None`` without a baseline."""
+    change = getattr(report, "chunkrecall_change", None)
+    return str(change) if change is not None else None
 
 
 def _verdict(report: pytest.TestReport) -> str:

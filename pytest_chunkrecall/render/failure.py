@@ -85,10 +85,10 @@ def _headlines(result: CaseResult) -> list[str]:
     """That the case regressed, if it did; then its verdict and what the verdict means."""
     lines = []
     was = result.baseline
-    if was is not None and was.get("verdict") == "hit":
+    if was is not None and was.change == "regression":
         lines.append(
-            f"regression — a hit at rank {was.get('rank')} in the baseline, now {result.verdict}"
-            + (f" ({DOCUMENT_CHANGED})" if was.get("document_changed") else "")
+            f"regression — a hit at rank {was.rank} in the baseline, now {result.verdict}"
+            + (f" ({DOCUMENT_CHANGED})" if was.document_changed else "")
         )
     why = _WHY[result.verdict].format(k=result.k, reranker=result.reranker)
     if result.verdict == "ranked_out" and result.reranker is not None:

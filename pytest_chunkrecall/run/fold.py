@@ -352,7 +352,7 @@ class RunFold:
     def _add_failing(self, entry: CaseEntry) -> None:
         """Keep a failed case for the Markdown's list, and an absent one for the reason line."""
         self._failing_evaluated += 1
-        regression = (entry.get("baseline") or {}).get("verdict") == "hit"
+        regression = (entry.get("baseline") or {}).get("change") == "regression"
         absent = entry["verdict"] == "absent"
         key = (0 if regression else 1 if absent else 2, order_key(entry))
         self._failing.append((key, entry))
