@@ -13,6 +13,7 @@ import os
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import cast
 
 from .baseline import saved as baseline
 from .baseline.drift import Drift, drift, span_documents
@@ -27,8 +28,8 @@ from .baseline.gating import (
     quarantined,
 )
 from .errors import ChunkrecallError, counted
+from .evaluation import codec
 from .evaluation.case_facts import CaseBrief
-from .evaluation.codec import encode
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
@@ -37,7 +38,7 @@ from .render.summary import SummaryContext, summary_lines
 from .run import completeness, source, sweep
 from .run.completeness import ALLOW
 from .run.entry import CaseEntry
-from .run.fold import RunFold, fingerprints_of, setups_of
+from .run.fold import CaseStanding, RunFold, fingerprints_of, setups_of
 from .run.merge import Shard, gather, read_report, repeats, shard_of
 from .run.spool import Spool
 
@@ -356,13 +357,14 @@ def _outcome(
     if not case.get("verdict"):
         return case
     brief = CaseBrief.of(case)
+    standing = codec.project(CaseStanding, case)
     entry = base.get(brief.gold_file, brief.id)
     decided = case_outcome(
         brief,
         entry,
         xfail=case.get("xfail"),
         gate=settings.gate,
-        quarantined=quarantined(case.get("unstable"), case.get("ranks_seen"), unstable),
+        quarantined=quarantined(standing.unstable, standing.ranks_seen, unstable),
     )
     was = None
     if entry is not None:
@@ -373,5 +375,6 @@ def _outcome(
                 span_documents(CaseResult.from_json(case)) & set(changed.changed)
             ),
         )
-        was = encode(marked)
-    return {**case, "baseline": was, "outcome": decided.outcome}
+        was = codec.encode(marked)
+    # the entry holds every field of the record; its type names only those every case has
+    return cast(CaseEntry, {**case, "baseline": was, "outcome": decided.outcome})

@@ -8,6 +8,7 @@ from typing import get_args
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_chunkrecall.evaluation.codec import field_names
 from pytest_chunkrecall.evaluation.results import (
     VERDICTS,
     BaselineMark,
@@ -126,5 +127,6 @@ def test_an_evaluated_entry_has_every_field_of_a_result_between_nodeid_and_xfail
 
 def test_the_schema_describes_every_key_of_an_entry_and_requires_those_every_case_has() -> None:
     case = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))["$defs"]["case"]
-    assert set(case["properties"]) == CaseEntry.__required_keys__ | CaseEntry.__optional_keys__
+    keys = CaseEntry.__required_keys__ | CaseEntry.__optional_keys__
+    assert set(case["properties"]) == keys | set(field_names(CaseResult))
     assert set(case["required"]) == CaseEntry.__required_keys__

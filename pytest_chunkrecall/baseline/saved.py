@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ChunkrecallError, shown
+from ..evaluation import codec
+from ..evaluation.case_facts import Entry as Entry  # the baseline's entry, a projection
 from ..evaluation.case_facts import Scored
 from ..evaluation.results import (
     VERDICTS,
@@ -16,8 +18,6 @@ from ..evaluation.results import (
     CaseResult,
     Change,
     Totals,
-    Verdict,
-    outcome_text,
     verdict_counts,
 )
 from ..files import read_json
@@ -25,25 +25,6 @@ from ..files import read_json
 FORMAT = 1
 KEY = "chunkrecall_baseline"
 UPDATE = "pytest --chunkrecall-update-baseline"
-
-
-@dataclass(frozen=True)
-class Entry:
-    """What the baseline remembers of one case."""
-
-    verdict: Verdict
-    rank: int | None
-    span_split: bool
-
-    @property
-    def hit(self) -> bool:
-        return self.verdict == "hit"
-
-    def __str__(self) -> str:
-        return outcome_text(self.verdict, self.rank)
-
-    def to_json(self) -> dict[str, Any]:
-        return {"verdict": self.verdict, "rank": self.rank, "span_split": self.span_split}
 
 
 @dataclass(frozen=True)
@@ -234,10 +215,8 @@ def mark(entry: Entry, result: Scored, *, document_changed: Callable[[], bool]) 
     span lies in a document that changed since, asked only of a regression."""
     change = classify(entry, result)
     return BaselineMark(
-        entry.verdict,
-        entry.rank,
-        entry.span_split,
-        change,
+        **codec.encode(entry),
+        change=change,
         document_changed=change == "regression" and document_changed(),
     )
 

@@ -1,50 +1,68 @@
-"""What a run keeps of each case once its entry is spooled: a few facts, or its name and verdict.
+"""What a run keeps of each case once its entry is spooled, and what the baseline keeps of it:
+projections of the one case record.
 
 A run's end needs every case's numbers (the totals, the span arithmetic, the
 baseline to write) but names only some cases (a change against the baseline):
 :class:`CaseFact` is the first, :class:`CaseBrief` the second, both read from the
-case's entry rather than its whole :class:`.results.CaseResult`.
+case's entry rather than its whole :class:`.results.CaseResult`. The baseline
+remembers a case's :class:`Entry`.
+
+Each is a projection (:func:`.codec.projection`): its fields are fields of the
+record, of the same types, checked where it is defined. None defines a fact of
+its own; each is read from an entry through the record's codec
+(:func:`.codec.project`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple, Protocol
+from typing import Any
 
-from .results import Verdict, outcome_text
-
-
-class Scored(Protocol):
-    """A case as a comparison with the baseline names it: where it is, and how it did."""
-
-    @property
-    def gold_file(self) -> str: ...
-    @property
-    def id(self) -> str: ...
-    @property
-    def line(self) -> int: ...
-    @property
-    def question(self) -> str: ...
-    @property
-    def verdict(self) -> Verdict: ...
-    @property
-    def rank(self) -> int | None: ...
-    @property
-    def hit(self) -> bool: ...
+from . import codec
+from .results import BaselineMark, CaseResult, Count, Line, Rank, Verdict, outcome_text
 
 
+@codec.projection(BaselineMark)
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """What the baseline remembers of one case: its verdict, rank and span_split then (the
+    first fields of the :class:`BaselineMark` a case compared with it records)."""
+
+    verdict: Verdict
+    rank: Rank | None
+    span_split: bool
+
+    @property
+    def hit(self) -> bool:
+        return self.verdict == "hit"
+
+    def __str__(self) -> str:
+        return outcome_text(self.verdict, self.rank)
+
+    def to_json(self) -> dict[str, Any]:
+        """The entry as the baseline file holds it."""
+        plain: dict[str, Any] = codec.encode(self)
+        return plain
+
+    @classmethod
+    def of(cls, result: CaseResult | CaseFact) -> Entry:
+        """What the baseline records of ``result``."""
+        return cls(result.verdict, result.rank, result.span_split)
+
+
+@codec.projection(CaseResult)
 @dataclass(frozen=True, slots=True)
 class CaseBrief:
     """What a run keeps of an evaluated case whose full result went to the spool: enough to
-    name it in the comparison with the baseline (see :class:`Scored`)."""
+    name it in the comparison with the baseline."""
 
     gold_file: str
     id: str
-    line: int
+    line: Line
     question: str
     verdict: Verdict
-    rank: int | None
+    rank: Rank | None
 
     @property
     def hit(self) -> bool:
@@ -56,30 +74,29 @@ class CaseBrief:
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> CaseBrief:
         """The brief of a case's report entry (``CaseResult.to_json()`` and more)."""
-        return cls(
-            entry["gold_file"],
-            entry["id"],
-            entry["line"],
-            entry["question"],
-            entry["verdict"],
-            entry["rank"],
-        )
+        return codec.project(cls, entry)
 
 
-class CaseFact(NamedTuple):
+Scored = CaseResult | CaseBrief
+"""A case as a comparison with the baseline names it: its whole record, or its brief."""
+
+
+@codec.projection(CaseResult)
+@dataclass(frozen=True, slots=True, order=True)
+class CaseFact:
     """What the totals, the span arithmetic and the baseline need of one evaluated case.
 
     Facts of one gold file sort in its line order.
     """
 
-    line: int
+    line: Line
     id: str
     verdict: Verdict
-    rank: int | None
+    rank: Rank | None
     span_split: bool
-    span_length: int
+    span_length: Count
     pieces_retrieved: bool | None
-    k: int
+    k: Rank
 
     @property
     def hit(self) -> bool:
@@ -88,13 +105,4 @@ class CaseFact(NamedTuple):
     @classmethod
     def of(cls, entry: Mapping[str, Any]) -> CaseFact:
         """The facts of a case's report entry (``CaseResult.to_json()`` and more)."""
-        return cls(
-            entry["line"],
-            entry["id"],
-            entry["verdict"],
-            entry["rank"],
-            entry["span_split"],
-            entry["span_length"],
-            entry["pieces_retrieved"],
-            entry["k"],
-        )
+        return codec.project(cls, entry)

@@ -78,6 +78,12 @@ class OneOf:
     choices: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class NullIsDefault:
+    """A field that reports written before it was recorded hold as ``null``: read as its
+    default. (It is never written as ``null``.)"""
+
+
 class Malformed(ValueError):
     """A JSON value that is not what the record's type says.
 
@@ -101,7 +107,7 @@ class Shape:
     """What one field's type says, read once: ``kind`` (text, whole, number, flag, choice, list,
     record), whether it may be null, and its bounds."""
 
-    kind: Literal["text", "whole", "number", "flag", "choice", "list", "record"]
+    kind: Literal["text", "whole", "number", "flag", "choice", "list", "record", "object"]
     nullable: bool = False
     least: int | None = None
     choices: tuple[str, ...] = ()
@@ -111,6 +117,7 @@ class Shape:
     together: str | None = None
     note: str | None = None
     named: str | None = None  # the $defs name of a choice that has one
+    null_is_default: bool = False
 
     @property
     def what(self) -> str:
@@ -120,8 +127,12 @@ class Shape:
             base = f"a whole number from {self.least}"
         elif self.kind == "choice":
             base = "one of " + ", ".join(self.choices)
-        elif self.kind == "list" and self.items is not None and self.items.least:
-            base = f"a list of {self.items.least} or more items"
+        elif self.kind == "list":
+            assert self.item is not None
+            least = self.items.least if self.items is not None else None
+            base = f"a list of {least} or more items" if least else "a list"
+            if self.item.kind != "record":
+                base += f", each {self.item.what}"
         if not self.nullable:
             return base
         return f"{base}, or null" if self.kind in ("whole", "choice") else f"{base} or null"
@@ -135,6 +146,7 @@ _WHAT = {
     "choice": "one of",
     "list": "a list",
     "record": "an object",
+    "object": "an object",
 }
 _SCALARS: dict[type, Literal["text", "whole", "number", "flag"]] = {
     str: "text",
@@ -176,6 +188,8 @@ def _bare(hint: Any, origin: Any) -> Shape:
     if origin is list:
         (item,) = get_args(hint)
         return Shape("list", item=shape_of(item))
+    if origin is dict or hint is dict:  # free-form: its keys are no record's
+        return Shape("object")
     if isinstance(hint, type) and is_dataclass(hint):
         return Shape("record", record=hint)
     raise TypeError(f"the codec has no JSON form for {hint!r}")
@@ -192,6 +206,8 @@ def _with(shape: Shape, metadata: tuple[Any, ...], *, nullable: bool) -> Shape:
             values["together"] = item.group
         elif isinstance(item, Note):
             values["note"] = item.text
+        elif isinstance(item, NullIsDefault):
+            values["null_is_default"] = True
         elif isinstance(item, OneOf):
             values["kind"], values["choices"] = "choice", item.choices
     fields_of_shape = {f.name: getattr(shape, f.name) for f in fields(Shape)}
@@ -305,6 +321,9 @@ def decode(kind: type[T], data: Any, *, at: str = "") -> T:
             values[each.name] = each.default()
             continue
         value = data[each.name]
+        if value is None and each.shape.null_is_default:
+            values[each.name] = each.default()
+            continue
         if value is None and each.shape.together is not None:
             raise Malformed(key, f"must be {_present(each.shape).what}", value=value)
         values[each.name] = read(each.shape, value, key)
@@ -350,6 +369,8 @@ def _fits(shape: Shape, value: Any) -> bool:
         return isinstance(value, bool)
     if shape.kind == "choice":
         return isinstance(value, str) and value in shape.choices
+    if shape.kind == "object":
+        return isinstance(value, dict)
     if isinstance(value, bool):
         return False
     if shape.kind == "number":
@@ -366,7 +387,58 @@ def _read_list(shape: Shape, value: Any, key: str) -> list[Any]:
         or (bounds.most is not None and len(value) > bounds.most)
     ):
         raise Malformed(key, f"must be {shape.what}", value=value)
-    return [read(shape.item, item, f"{key}[{index}]") for index, item in enumerate(value)]
+    if shape.item.kind in ("list", "record"):
+        return [read(shape.item, item, f"{key}[{index}]") for index, item in enumerate(value)]
+    # a wrong text or number in a list is shown with its list, which says what each must be
+    if not all((item is None and shape.item.nullable) or _fits(shape.item, item) for item in value):
+        raise Malformed(key, f"must be {shape.what}", value=value)
+    return list(value)
+
+
+# ---------------------------------------------------------------------------- projections
+
+
+def projection(of: type) -> Callable[[type[T]], type[T]]:
+    """A class decorator: the decorated record is a projection of the record type ``of``.
+
+    Each of its fields must be a field of ``of`` with the same type (a ``TypeError``
+    where it is defined, otherwise), so that a projection keeps some of a record's
+    facts and defines none of its own.
+    """
+
+    def check(kind: type[T]) -> type[T]:
+        record: type = kind
+        theirs = {each.name: each.shape for each in fields_of(of)}
+        for each in fields_of(record):
+            if theirs.get(each.name) != each.shape:
+                raise TypeError(
+                    f"{kind.__name__}.{each.name} is no field of {of.__name__} of the same "
+                    "type: a projection keeps the record's fields as they are"
+                )
+        _RECORD_OF[record] = of
+        return kind
+
+    return check
+
+
+_RECORD_OF: dict[type, type] = {}  # each projection's record
+
+
+def project(kind: type[T], data: Mapping[str, Any]) -> T:
+    """The projection ``kind`` of an entry that :func:`encode` wrote (and that was made here, or
+    read through :func:`decode`): its fields' values, their defaults where absent."""
+    record: type = kind
+    defaults = {each.name: each for each in fields_of(_RECORD_OF[record])}
+    values = []
+    for each in fields_of(record):
+        if each.name not in data:
+            values.append(defaults[each.name].default())
+        elif each.shape.kind == "record" and data[each.name] is not None:
+            assert each.shape.record is not None
+            values.append(decode(each.shape.record, data[each.name], at=each.name))
+        else:
+            values.append(data[each.name])
+    return kind(*values)
 
 
 # ------------------------------------------------------------------------------- schema
@@ -425,7 +497,7 @@ def _schema_of(shape: Shape, defs: dict[str, Any]) -> dict[str, Any]:
             return {"oneOf": [{"type": "null"}, reference]} if shape.nullable else reference
         return {"enum": [*shape.choices, None] if shape.nullable else list(shape.choices)}
     described: dict[str, Any] = {"type": _JSON_TYPES[shape.kind]}
-    if shape.nullable:
+    if shape.nullable or shape.null_is_default:
         described["type"] = [described["type"], "null"]
     if shape.least is not None:
         described["minimum"] = shape.least
@@ -445,6 +517,7 @@ _JSON_TYPES = {
     "number": "number",
     "flag": "boolean",
     "list": "array",
+    "object": "object",
 }
 
 

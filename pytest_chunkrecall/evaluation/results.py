@@ -11,7 +11,7 @@ from ..config.settings import MATCH_MODES
 from ..measures import ranks
 from ..measures.statistics import wilson
 from . import codec
-from .codec import Items, Least, Note, OneOf, Together
+from .codec import Items, Least, Note, NullIsDefault, OneOf, Together
 
 # re-exported for the modules that read them here; their home is .verdicts
 from .verdicts import STAGE_VERDICTS as STAGE_VERDICTS
@@ -31,6 +31,26 @@ Count = Annotated[int, Least(0)]
 """A length, an offset, an index: a whole number from 0."""
 Line = Annotated[int, Least(1)]
 """A 1-based line of a gold file."""
+Unstable = Annotated[
+    bool | None,
+    Together("repeats"),
+    Note(
+        "Only with chunkrecall_repeat above 1, on every evaluated case: whether its repeats "
+        "differed in verdict, rank or holding rank (false: they agreed). The case's verdict "
+        "and ranks are then the worst repeat's."
+    ),
+]
+"""Whether a case's repeats differed; ``None`` (and no key in its JSON): it was asked once."""
+RanksSeen = Annotated[
+    list[Rank | None] | None,
+    Items(least=2),
+    Together("repeats"),
+    Note(
+        "Only with chunkrecall_repeat above 1 (or a merge --repeats): the rank in each "
+        "repeat, in the order asked; null where that repeat missed the top k."
+    ),
+]
+"""Each repeat's rank (``None``: it missed the top k); ``None`` itself: asked once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,8 +233,8 @@ class CaseResult:
     depth: Count | None = None
     depth_error: str | None = None
     pieces_retrieved: bool | None = None
-    retrieved_ids: list[str | None] = field(default_factory=list)
-    holding_ids: list[str] = field(default_factory=list)
+    retrieved_ids: Annotated[list[str | None], NullIsDefault()] = field(default_factory=list)
+    holding_ids: Annotated[list[str], NullIsDefault()] = field(default_factory=list)
     span_at: SpanAt | None = None
     docs: list[str] | None = None
     elsewhere: list[str] = field(default_factory=list)
@@ -224,24 +244,8 @@ class CaseResult:
     reranker: str | None = None
     loading: LoadingLoss | None = None
     reference_notes: list[str] = field(default_factory=list)
-    unstable: Annotated[
-        bool | None,
-        Together("repeats"),
-        Note(
-            "Only with chunkrecall_repeat above 1, on every evaluated case: whether its repeats "
-            "differed in verdict, rank or holding rank (false: they agreed). The case's verdict "
-            "and ranks are then the worst repeat's."
-        ),
-    ] = None
-    ranks_seen: Annotated[
-        list[Rank | None] | None,
-        Items(least=2),
-        Together("repeats"),
-        Note(
-            "Only with chunkrecall_repeat above 1 (or a merge --repeats): the rank in each "
-            "repeat, in the order asked; null where that repeat missed the top k."
-        ),
-    ] = None
+    unstable: Unstable = None
+    ranks_seen: RanksSeen = None
 
     @property
     def hit(self) -> bool:

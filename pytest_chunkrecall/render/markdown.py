@@ -99,8 +99,7 @@ def render(
         for split in splits:
             cut = split.cut
             where = (
-                f"{_code(cut['doc'])} @ {cut['offset']}: "
-                f"…{_cell(cut['before'])}\\|{_cell(cut['after'])}…"
+                f"{_code(cut.doc)} @ {cut.offset}: …{_cell(cut.before)}\\|{_cell(cut.after)}…"
                 if cut
                 else ""
             )

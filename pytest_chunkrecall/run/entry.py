@@ -4,7 +4,8 @@ The item makes it where the case ran. An xdist worker writes it once as compact
 JSON text, and that text travels on the test report to the controller, which
 reads its values once; a run without xdist hands the entry itself to its owner,
 which writes the text only for the spool of an output that lists every case.
-``render/report.schema.json`` describes the same keys for the report's readers.
+``render/report.schema.json``, generated from the same types (:func:`entry_schema`),
+describes the same keys for the report's readers.
 
 The text is ASCII: every character past it is written as a JSON escape. So text
 that is not valid Unicode (a file name of undecodable bytes becomes lone
@@ -14,9 +15,10 @@ surrogates) is escaped like any other, never an error, and reads back as it was.
 from __future__ import annotations
 
 import json
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, TypedDict, cast, get_type_hints
 
-from ..evaluation.results import CaseResult, Verdict
+from ..evaluation import codec
+from ..evaluation.results import CaseResult, Line, Rank, Verdict
 
 Outcome = Literal["passed", "failed", "xfailed", "xpassed", "skipped"]
 
@@ -25,9 +27,9 @@ class _EveryCase(TypedDict):
     nodeid: str
     gold_file: str
     id: str
-    line: int
+    line: Line
     verdict: Verdict | None
-    rank: int | None
+    rank: Rank | None
     span_split: bool | None
     xfail: str | None  # the gold file's reason, so that a merged report can tell expected misses
     outcome: Outcome
@@ -39,45 +41,54 @@ class CaseEntry(_EveryCase, total=False):
     A case that was not evaluated (skipped, or its configuration or code failed)
     has only the keys every case has: ``nodeid``, ``gold_file``, ``id``, ``line``,
     ``verdict``, ``rank``, ``span_split`` (those three ``None``), ``xfail`` and
-    ``outcome``. An evaluated one has every field of :class:`CaseResult` (see
-    there) in its order after ``nodeid``, then ``xfail``, ``sweep`` (in a sweep:
-    the case's share of each row) and ``outcome``.
+    ``outcome``. An evaluated one has every field of the case record,
+    :class:`CaseResult`, as its codec writes it (:func:`..evaluation.codec.encode`),
+    in its order after ``nodeid``, then ``xfail``, ``sweep`` (in a sweep: the case's
+    share of each row) and ``outcome``. Its values are read through the record's
+    codec (:func:`..evaluation.codec.decode`, or a projection: :func:`..evaluation.codec.project`),
+    never key by key.
     """
 
-    question: str
-    needles: list[str]
-    span: str | None
-    k: int
-    match: str
-    needle_lengths: list[int]
-    span_length: int
-    unit: str
-    top: list[dict[str, Any]]
-    held: list[dict[str, Any]]
-    cut: dict[str, Any] | None
-    closest: dict[str, Any] | None
-    also_close: list[dict[str, Any]]
-    missing: list[str]
-    outside: list[str]
-    baseline: dict[str, Any] | None
-    holding_rank: int | None
-    depth: int | None
-    depth_error: str | None
-    pieces_retrieved: bool | None
-    retrieved_ids: list[str | None]
-    holding_ids: list[str]
-    span_at: dict[str, Any] | None
-    docs: list[str] | None
-    elsewhere: list[str]
-    candidates: int | None
-    candidate_rank: int | None
-    candidate_score: float | None
-    reranker: str | None
-    loading: dict[str, Any] | None
-    reference_notes: list[str]
-    unstable: bool
-    ranks_seen: list[int | None]
     sweep: list[dict[str, Any]]
+
+
+EVERY_CASE: dict[str, codec.Shape] = {
+    key: codec.shape_of(hint)
+    for key, hint in get_type_hints(_EveryCase, include_extras=True).items()
+}
+"""The keys every entry has, evaluated or not, and what each holds."""
+
+BESIDE_THE_RECORD: dict[str, codec.Shape] = {
+    key: codec.shape_of(hint)
+    for key, hint in get_type_hints(CaseEntry, include_extras=True).items()
+    if key not in codec.field_names(CaseResult)
+}
+"""The keys an entry has besides its record's fields: ``nodeid``, ``xfail``, ``outcome``
+and ``sweep``."""
+
+
+def entry_schema(defs: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema of an entry: the keys every case has, then the record's fields (required
+    where the case has a verdict), generated from their types; the record's parts go in ``defs``."""
+    record = codec.record_schema(CaseResult, defs)
+    properties = {"nodeid": codec.field_schema(EVERY_CASE["nodeid"], defs)}
+    for key, described in record["properties"].items():
+        shape = EVERY_CASE.get(key)
+        properties[key] = codec.field_schema(shape, defs) if shape is not None else described
+    for key, shape in BESIDE_THE_RECORD.items():
+        properties.setdefault(key, codec.field_schema(shape, defs))
+    described_entry: dict[str, Any] = {
+        "type": "object",
+        "description": "One case: the keys every case has, and for an evaluated case (one with "
+        "a verdict) every field of its record, pytest_chunkrecall.evaluation.results.CaseResult.",
+        "required": list(EVERY_CASE),
+        "if": {"required": ["verdict"], "properties": {"verdict": {"type": "string"}}},
+        "then": {"required": record["required"]},
+    }
+    if "dependentRequired" in record:
+        described_entry["dependentRequired"] = record["dependentRequired"]
+    described_entry["properties"] = properties
+    return described_entry
 
 
 def evaluated(

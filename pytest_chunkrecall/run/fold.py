@@ -16,15 +16,24 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from ..baseline.gating import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
+from ..evaluation import codec
 from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.repeat import Policy
-from ..evaluation.results import CaseResult, Totals
+from ..evaluation.results import (
+    BaselineMark,
+    CaseResult,
+    Count,
+    CutView,
+    Line,
+    RanksSeen,
+    Totals,
+    Unstable,
+)
 from ..evaluation.verdicts import KINDS, LOSSES, STAGES, Stage
 from . import sweep
 from .entry import CaseEntry, order_key
@@ -112,16 +121,34 @@ FUNNEL_LOSSES = LOSSES
 """The verdicts of a miss, in the order of the stages that lose them."""
 
 
-@dataclass(frozen=True)
+@codec.projection(CaseResult)
+@dataclass(frozen=True, slots=True)
 class SplitCase:
-    """A case whose span no chunk holds whole, as the Markdown's worst splits list it."""
+    """A case whose span no chunk holds whole, as the Markdown's worst splits list it: where a
+    boundary divided it (``cut``), and how long it is."""
 
     gold_file: str
     id: str
-    line: int
-    span_length: int
+    line: Line
+    span_length: Count
     unit: str
-    cut: Mapping[str, Any] | None  # where a boundary divided it: doc, offset, before, after
+    cut: CutView | None
+
+
+@codec.projection(CaseResult)
+@dataclass(frozen=True, slots=True)
+class CaseStanding:
+    """What the fold reads of an evaluated case beside its :class:`CaseFact`: how it stands
+    against the baseline, and whether its repeats agreed."""
+
+    baseline: BaselineMark | None
+    unstable: Unstable
+    ranks_seen: RanksSeen
+
+    @property
+    def regression(self) -> bool:
+        """Whether it was a hit in the baseline and misses now."""
+        return self.baseline is not None and self.baseline.change == "regression"
 
 
 @dataclass(frozen=True)
@@ -160,11 +187,7 @@ class GoldFileRun:
     def entries(self) -> dict[str, Entry]:
         """What the baseline records of each evaluated case, by id: not a quarantined case's
         result, which may be a lucky one."""
-        return {
-            fact.id: Entry(fact.verdict, fact.rank, fact.span_split)
-            for fact in self.cases
-            if fact.id not in self.quarantined
-        }
+        return {fact.id: Entry.of(fact) for fact in self.cases if fact.id not in self.quarantined}
 
 
 @dataclass(frozen=True)
@@ -291,15 +314,17 @@ class RunFold:
             return
         fact = CaseFact.of(entry)
         facts.append(fact)
+        standing = codec.project(CaseStanding, entry)
         # a quarantined case can be an expected failure that hit: it is no expected miss
         self._expected += outcome == "xfailed" and not fact.hit
-        if entry["span_split"]:
-            self._add_split(entry)
+        if fact.span_split:
+            self._add_split(codec.project(SplitCase, entry))
         if outcome == "failed":
-            self._add_failing(entry)
-        if entry.get("unstable"):
-            self._add_unstable(entry)
-        if self._tally is not None and not self._quarantined_now(entry):
+            self._add_failing(entry, fact, standing)
+        if standing.unstable:
+            self._add_unstable(entry, standing)
+        if self._tally is not None and not (self.quarantine and standing.unstable):
+            # a quarantined case is left out of the comparison: its result may be a lucky one
             self._tally.add(CaseBrief.of(entry), lambda: CaseResult.from_json(entry))
         contributions = entry.get("sweep")
         if self._sweep is not None and contributions:
@@ -320,41 +345,26 @@ class RunFold:
         """A case that ran but sent no entry: its xdist worker died."""
         self._crashed.add(nodeid)
 
-    def _add_split(self, entry: CaseEntry) -> None:
-        key = (-entry["span_length"], entry["gold_file"], entry["line"])
-        found = SplitCase(
-            gold_file=entry["gold_file"],
-            id=entry["id"],
-            line=entry["line"],
-            span_length=entry["span_length"],
-            unit=entry["unit"],
-            cut=entry.get("cut"),
-        )
+    def _add_split(self, found: SplitCase) -> None:
+        key = (-found.span_length, found.gold_file, found.line)
         self._worst.append((key, found))
         if len(self._worst) >= 4 * WORST_SPLITS:  # kept short, sorted only now and then
             self._worst = sorted(self._worst, key=lambda pair: pair[0])[:WORST_SPLITS]
 
-    def _quarantined_now(self, entry: CaseEntry) -> bool:
-        """Whether the case is left out of the comparison with the baseline: unstable, under
-        quarantine (its result may be a lucky one)."""
-        return self.quarantine and bool(entry.get("unstable"))
-
-    def _add_unstable(self, entry: CaseEntry) -> None:
+    def _add_unstable(self, entry: CaseEntry, standing: CaseStanding) -> None:
         if self.quarantine:
             self._quarantined.setdefault(entry["gold_file"], set()).add(entry["id"])
         self._unstable_count += 1
-        self._unstable.append(
-            (order_key(entry), UnstableCase(entry["nodeid"], entry["ranks_seen"]))
-        )
+        ranks_seen = list(standing.ranks_seen or [])
+        self._unstable.append((order_key(entry), UnstableCase(entry["nodeid"], ranks_seen)))
         if len(self._unstable) >= 4 * UNSTABLE_LISTED:  # kept short, sorted only now and then
             self._unstable = sorted(self._unstable, key=lambda pair: pair[0])[:UNSTABLE_LISTED]
 
-    def _add_failing(self, entry: CaseEntry) -> None:
+    def _add_failing(self, entry: CaseEntry, fact: CaseFact, standing: CaseStanding) -> None:
         """Keep a failed case for the Markdown's list, and an absent one for the reason line."""
         self._failing_evaluated += 1
-        regression = (entry.get("baseline") or {}).get("change") == "regression"
-        absent = entry["verdict"] == "absent"
-        key = (0 if regression else 1 if absent else 2, order_key(entry))
+        absent = fact.verdict == "absent"
+        key = (0 if standing.regression else 1 if absent else 2, order_key(entry))
         self._failing.append((key, entry))
         if len(self._failing) >= 4 * FAILING_LISTED:  # kept short, sorted only now and then
             self._failing = sorted(self._failing, key=lambda pair: pair[0])[:FAILING_LISTED]

@@ -1,120 +1,25 @@
 """A JSON report read back, checked against the report's shape before any of it is used.
 
 ``merge``, ``compare`` and ``export`` read reports that may have been edited, truncated
-or forged. What ``report.schema.json`` says a report is, this module checks in the
-package (jsonschema is no runtime dependency): the keys every case has, with their
-types, a verdict and an outcome of the known ones, ranks from 1, and each case's gold
-file among the report's gold files. The tests set it against the schema. A report that
-fails is a message naming the file, the case and the key, never a traceback.
-
-The verdicts and outcomes allowed are those of their one definition
-(:data:`..evaluation.results.VERDICTS`, :data:`.entry.Outcome`), not a list of their own.
+or forged. Each case is checked by the case record's own codec
+(:func:`..evaluation.codec.decode`) and the types of the keys every entry has
+(:data:`.entry.EVERY_CASE`), the same types ``report.schema.json`` is generated
+from: a verdict and an outcome of the known ones, ranks from 1, lengths from 0, and
+each case's gold file among the report's gold files. A report that fails is a
+message naming the file, the case and the key, never a traceback.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import MISSING, fields
 from typing import Any, get_args
 
 from ..errors import ChunkrecallError
-from ..evaluation.case_facts import CaseFact
-from ..evaluation.results import VERDICTS, CaseResult
-from .entry import Outcome
+from ..evaluation import codec
+from ..evaluation.results import CaseResult
+from .entry import BESIDE_THE_RECORD, EVERY_CASE, Outcome
 
 OUTCOMES: tuple[str, ...] = get_args(Outcome)
 ADVICE = "write it again with --chunkrecall-report"
-
-
-def _text(value: Any) -> str | None:
-    return None if isinstance(value, str) else "must be text"
-
-
-def _text_or_null(value: Any) -> str | None:
-    return None if value is None or isinstance(value, str) else "must be text or null"
-
-
-def _whole(value: Any, least: int) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and value >= least
-
-
-def _line(value: Any) -> str | None:
-    return None if _whole(value, 1) else "must be a whole number from 1"
-
-
-def _rank(value: Any) -> str | None:
-    if value is None or _whole(value, 1):
-        return None
-    return "must be a whole number from 1, or null"
-
-
-def _flag(value: Any) -> str | None:
-    return None if value is None or isinstance(value, bool) else "must be true, false or null"
-
-
-def _one_of(allowed: tuple[str, ...], *, null: bool) -> Callable[[Any], str | None]:
-    def check(value: Any) -> str | None:
-        if (value is None and null) or (isinstance(value, str) and value in allowed):
-            return None
-        return f"must be one of {', '.join(allowed)}" + (", or null" if null else "")
-
-    return check
-
-
-def _ids(value: Any) -> str | None:
-    if value is None:  # a report from before chunk ids were recorded
-        return None
-    if isinstance(value, list) and all(item is None or isinstance(item, str) for item in value):
-        return None
-    return "must be a list of '<doc>#<index>' chunk ids"
-
-
-# The keys every case has (the schema's "required"), then keys an evaluated case has.
-_EVERY_CASE: dict[str, Callable[[Any], str | None]] = {
-    "nodeid": _text,
-    "gold_file": _text,
-    "id": _text,
-    "line": _line,
-    "verdict": _one_of(VERDICTS, null=True),
-    "rank": _rank,
-    "span_split": _flag,
-    "xfail": _text_or_null,
-    "outcome": _one_of(OUTCOMES, null=False),
-}
-_EVALUATED: dict[str, Callable[[Any], str | None]] = {
-    "question": _text,
-    "needles": lambda value: (
-        None
-        if isinstance(value, list) and all(isinstance(item, str) for item in value)
-        else "must be a list of texts"
-    ),
-    "span": _text_or_null,
-    "k": lambda value: None if _whole(value, 1) else "must be a whole number from 1",
-    "span_length": lambda value: None if _whole(value, 0) else "must be a whole number",
-    "holding_rank": _rank,
-    "retrieved_ids": _ids,
-    "holding_ids": _ids,
-    "unstable": lambda value: None if isinstance(value, bool) else "must be true or false",
-    "ranks_seen": lambda value: (
-        None
-        if isinstance(value, list) and len(value) > 1 and not any(_rank(rank) for rank in value)
-        else "must be a list of two or more ranks (whole numbers from 1, or null)"
-    ),
-}
-
-
-# What an evaluated case must have: what its result cannot be made without, and what the
-# fold of a run reads of it.
-_RESULT_KEYS = tuple(
-    dict.fromkeys(
-        [
-            f.name
-            for f in fields(CaseResult)
-            if f.default is MISSING and f.default_factory is MISSING
-        ]
-        + list(CaseFact._fields)
-    )
-)
 
 
 def check_report(data: Any, *, name: str) -> dict[str, Any]:
@@ -152,34 +57,25 @@ def _check_case(case: Any, number: int, paths: set[str], name: str) -> None:
         raise _damaged(name, f"case {number} is not an object")
     nodeid = case.get("nodeid")
     where = f"case {number}" + (f" ({nodeid})" if isinstance(nodeid, str) else "")
-    for key, check in _EVERY_CASE.items():
+    for key in EVERY_CASE:
         if key not in case:
             raise _damaged(name, f"{where} has no {key!r}")
-        problem = check(case[key])
-        if problem:
-            raise _damaged(name, f"{where}: {key!r} is {_shown(case[key])}; it {problem}")
-    if case["verdict"] is not None:
-        for key in _RESULT_KEYS:
-            if key not in case:
-                raise _damaged(name, f"{where} has a verdict but no {key!r}")
-        for key, check in _EVALUATED.items():
-            problem = check(case[key]) if key in case else None
-            if problem:
-                raise _damaged(name, f"{where}: {key!r} is {_shown(case[key])}; it {problem}")
-        for key, other in (("unstable", "ranks_seen"), ("ranks_seen", "unstable")):
-            if key in case and other not in case:
-                raise _damaged(name, f"{where} has {key!r} but no {other!r}")
+    try:
+        for key, shape in EVERY_CASE.items():
+            codec.read(shape, case[key], key)
+        for key, shape in BESIDE_THE_RECORD.items():
+            if key in case and key not in EVERY_CASE:
+                codec.read(shape, case[key], key)
+        if case["verdict"] is not None:
+            codec.decode(CaseResult, case)
+    except codec.Malformed as exc:
+        raise _damaged(name, exc.said(where)) from None
     if case["gold_file"] not in paths:
         raise _damaged(
             name,
             f"{where} belongs to the gold file {case['gold_file']!r}, which is not among the "
             "report's 'gold_files'",
         )
-
-
-def _shown(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:59] + "…"
 
 
 def _damaged(name: str, problem: str) -> ChunkrecallError:
