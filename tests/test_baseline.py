@@ -146,6 +146,28 @@ def test_degraded_chunker_fails_exactly_the_lost_cases_as_regressions(shop):
     assert result.outlines[failure + 1].startswith("chunkrecall: split — ")
 
 
+def test_each_case_records_its_change_against_the_baseline_as_a_value(shop):
+    """The change is a value on the case's entry, the one the annotations and the failure
+    message read, and the comparison's lists agree with it."""
+    accepted(shop)
+    shop.overlap(0)
+    _, report = shop.report()
+    changes = {case["id"]: case["baseline"]["change"] for case in report["cases"]}
+    assert changes == {
+        "refund-window": "regression",
+        "express": "regression",
+        "warranty": "regression",
+        "restocking": "still_hit",
+        "customs": "known_miss",
+        "yaml-xfail": "known_miss",
+    }
+    regressed = [
+        f"gold/policies.yaml::{c}" for c, change in changes.items() if change == "regression"
+    ]
+    assert sorted(report["baseline"]["regressions"]) == sorted(regressed)
+    assert all(case["baseline"]["document_changed"] is False for case in report["cases"])
+
+
 def test_known_misses_are_expected_failures_and_a_yaml_xfail_keeps_its_reason(shop):
     accepted(shop)
     result, report = shop.report("-rx")
