@@ -15,9 +15,9 @@ from pytest_chunkrecall.evaluation.results import (
     CaseResult,
     Change,
     ChunkView,
-    Closest,
     CutView,
     Held,
+    NearestText,
     SpanAt,
 )
 from pytest_chunkrecall.run import entry
@@ -52,7 +52,8 @@ RESULTS = st.builds(
     held=st.lists(st.builds(Held, TEXT, VIEWS), max_size=2),
     cut=st.none()
     | st.builds(CutView, TEXT, NUMBER, TEXT, TEXT, VIEWS | st.none(), st.none(), MAYBE),
-    closest=st.none() | st.builds(Closest, TEXT, TEXT, st.floats(0, 100), TEXT | st.none(), MAYBE),
+    closest=st.none()
+    | st.builds(NearestText, TEXT, TEXT, st.floats(0, 100), TEXT | st.none(), MAYBE),
     missing=st.lists(TEXT, max_size=2),
     outside=st.lists(TEXT, max_size=2),
     baseline=st.none()

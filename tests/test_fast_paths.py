@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from pytest_chunkrecall.evaluation.results import (
     CaseResult,
     ChunkView,
-    Closest,
     CutView,
     Held,
+    NearestText,
     preview,
 )
 from pytest_chunkrecall.text.folding import fold, fold_passage, widened
@@ -163,7 +163,7 @@ def test_a_result_as_json_is_what_asdict_gives():
         unit="chars", top=[view, dataclasses.replace(view, rank=1, size=None)],
         held=[Held("30 days", view)],
         cut=CutView("docs/a.md", 180, "refund w", "indow", view, None, overlap=None),
-        closest=Closest("30 dayz", "30 days", 92.3, "docs/a.md", 3), missing=["x"],
+        closest=NearestText("30 dayz", "30 days", 92.3, "docs/a.md", 3), missing=["x"],
         baseline={"verdict": "hit", "rank": 1, "span_split": False},
     )  # fmt: skip
     as_json = result.to_json()

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from ..chunking.chunk import Chunk
 from .finder import Finder
-from .results import Closest
+from .results import NearestText
 
 SHOWN = 3  # candidates a failure message offers
 _CANDIDATE_CHUNKS = 20  # chunks most like the needle that are searched, besides the retrieved ones
@@ -36,7 +36,7 @@ class _Score:
     written: float
 
 
-def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> list[Closest]:
+def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> list[NearestText]:
     """Up to :data:`SHOWN` corpus texts most like ``pattern`` (a needle not in the corpus), best first.
 
     Searched are the chunks most like it and the ``retrieved`` ones (chunk
@@ -70,7 +70,7 @@ def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> li
                 )
                 if text not in best or score > best[text][0]:
                     best[text] = (score, chunk, range(at, at + width))
-    found: list[Closest] = []
+    found: list[NearestText] = []
     chosen: list[tuple[str, Chunk, range]] = []
     for text, (score, chunk, words_at) in sorted(
         best.items(), key=lambda item: item[1][0], reverse=True
@@ -78,7 +78,9 @@ def closest(finder: Finder, pattern: str, retrieved: Collection[int] = ()) -> li
         if any(_same_place((text, chunk, words_at), other) for other in chosen):
             continue
         chosen.append((text, chunk, words_at))
-        found.append(Closest(pattern, text, round(float(score.written), 1), chunk.doc, chunk.index))
+        found.append(
+            NearestText(pattern, text, round(float(score.written), 1), chunk.doc, chunk.index)
+        )
         if len(found) == SHOWN:
             break
     return found
@@ -112,7 +114,7 @@ def _numbers_in_place(wanted: list[str], seen: list[str]) -> int:
     )
 
 
-def closest_in(finder: Finder, pattern: str, doc: str) -> Closest | None:
+def closest_in(finder: Finder, pattern: str, doc: str) -> NearestText | None:
     """The text of document ``doc`` most like ``pattern``, out to whole words: where a loader
     that lost a fact left what it made of it (``30days`` for ``30 days``)."""
     found = finder.nearest(pattern, doc)
@@ -127,7 +129,7 @@ def closest_in(finder: Finder, pattern: str, doc: str) -> Closest | None:
         start -= 1
     while end < highest and not text[end].isspace():
         end += 1
-    return Closest(pattern, " ".join(text[start:end].split()), round(score, 1), doc, None)
+    return NearestText(pattern, " ".join(text[start:end].split()), round(score, 1), doc, None)
 
 
 def _around(finder: Finder, chunk: Chunk, reach: int) -> str:

@@ -120,7 +120,7 @@ def chunk_id(chunk: Chunk) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class Closest:
+class NearestText:
     """The corpus text most like a needle that is not in the corpus."""
 
     pattern: str
@@ -224,8 +224,8 @@ class CaseResult:
     top: list[ChunkView] = field(default_factory=list)
     held: list[Held] = field(default_factory=list)
     cut: CutView | None = None
-    closest: Closest | None = None
-    also_close: Annotated[list[Closest], Items(most=2)] = field(default_factory=list)
+    closest: NearestText | None = None
+    also_close: Annotated[list[NearestText], Items(most=2)] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
     outside: list[str] = field(default_factory=list)
     baseline: BaselineMark | None = None
@@ -293,12 +293,12 @@ class Totals:
 
     @property
     def mrr(self) -> float:
-        """Mean reciprocal rank (see :func:`analysis.ranks.mrr`)."""
+        """Mean reciprocal rank (see :func:`..measures.ranks.mrr`)."""
         return ranks.mrr(self.ranks)
 
     @property
     def hit_rate_at(self) -> dict[str, float]:
-        """Hit-rate at each cut-off 1..largest k (see :func:`analysis.ranks.hit_rate_at`)."""
+        """Hit-rate at each cut-off 1..largest k (see :func:`..measures.ranks.hit_rate_at`)."""
         return ranks.hit_rate_at(self.ranks, self.largest_k)
 
     @property

@@ -30,7 +30,7 @@ from .closest import closest, closest_in
 from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
 from .finder import Finder, Location
 from .reference import Reference
-from .results import CaseResult, ChunkView, Closest, Held, LoadingLoss, SpanAt, Verdict
+from .results import CaseResult, ChunkView, Held, LoadingLoss, NearestText, SpanAt, Verdict
 from .units import TopK, Units, units_of
 from .verdicts import DECIDED_IN
 
@@ -385,7 +385,7 @@ def _miss(
     )
 
 
-def _closest(context: _Context, text: str) -> list[Closest]:
+def _closest(context: _Context, text: str) -> list[NearestText]:
     """The corpus texts most like absent ``text``; the retrieved chunks win a tie."""
     finder = context.finder
     retrieved = {chunk.index for chunk in context.top.counted_chunks() if finder.owns(chunk)}

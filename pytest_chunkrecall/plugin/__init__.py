@@ -349,7 +349,7 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     item.suite = None  # the suite cache keeps it while cases still run; items outlive that
 
 
-def _outcome(test_report: pytest.TestReport) -> entry.Outcome:
+def _outcome(test_report: pytest.TestReport) -> entry.TestOutcome:
     if hasattr(test_report, "wasxfail"):
         return "xfailed" if test_report.skipped else "xpassed"
     return test_report.outcome

@@ -20,7 +20,7 @@ from typing import Any, Literal, TypedDict, cast, get_type_hints
 from ..evaluation import codec
 from ..evaluation.results import CaseResult, Line, Rank, Verdict
 
-Outcome = Literal["passed", "failed", "xfailed", "xpassed", "skipped"]
+TestOutcome = Literal["passed", "failed", "xfailed", "xpassed", "skipped"]
 
 
 class _EveryCase(TypedDict):
@@ -32,7 +32,7 @@ class _EveryCase(TypedDict):
     rank: Rank | None
     span_split: bool | None
     xfail: str | None  # the gold file's reason, so that a merged report can tell expected misses
-    outcome: Outcome
+    outcome: TestOutcome
 
 
 class CaseEntry(_EveryCase, total=False):
@@ -96,7 +96,7 @@ def evaluated(
     result: CaseResult,
     *,
     xfail: str | None,
-    outcome: Outcome,
+    outcome: TestOutcome,
     sweep: list[dict[str, Any]] | None = None,
 ) -> CaseEntry:
     """The entry of a case that was evaluated."""
@@ -108,7 +108,7 @@ def evaluated(
 
 
 def unevaluated(
-    nodeid: str, *, gold_file: str, case_id: str, line: int, xfail: str | None, outcome: Outcome
+    nodeid: str, *, gold_file: str, case_id: str, line: int, xfail: str | None, outcome: TestOutcome
 ) -> CaseEntry:
     """The entry of a case with no verdict: skipped, or its configuration or code failed."""
     return {

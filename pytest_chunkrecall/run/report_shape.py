@@ -16,9 +16,9 @@ from typing import Any, get_args
 from ..errors import ChunkrecallError
 from ..evaluation import codec
 from ..evaluation.results import CaseResult
-from .entry import BESIDE_THE_RECORD, EVERY_CASE, Outcome
+from .entry import BESIDE_THE_RECORD, EVERY_CASE, TestOutcome
 
-OUTCOMES: tuple[str, ...] = get_args(Outcome)
+OUTCOMES: tuple[str, ...] = get_args(TestOutcome)
 ADVICE = "write it again with --chunkrecall-report"
 
 
