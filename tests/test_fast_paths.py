@@ -13,6 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.evaluation.results import (
+    BaselineMark,
     CaseResult,
     ChunkView,
     CutView,
@@ -164,7 +165,7 @@ def test_a_result_as_json_is_what_asdict_gives():
         held=[Held("30 days", view)],
         cut=CutView("docs/a.md", 180, "refund w", "indow", view, None, overlap=None),
         closest=NearestText("30 dayz", "30 days", 92.3, "docs/a.md", 3), missing=["x"],
-        baseline={"verdict": "hit", "rank": 1, "span_split": False},
+        baseline=BaselineMark("hit", 1, False, "regression"),
     )  # fmt: skip
     as_json = result.to_json()
     # asked once, a case has no repeats to speak of: the report's keys stay as they were
