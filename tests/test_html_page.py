@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_chunkrecall.evaluation.verdicts import KINDS, VERDICTS
 from pytest_chunkrecall.render import html
 from pytest_chunkrecall.render.html import (
     EXCERPT_ABOVE,
@@ -249,3 +250,14 @@ def test_a_large_document_is_shown_as_excerpts_around_its_spans_and_cuts(tmp_pat
     assert len(doc["chunks"]) == len(source["chunks"]), "the strip keeps the full chunk map"
     assert len(page.encode()) < 6_000_000
     assert took < 5, f"rendering took {took:.1f} s"
+
+
+def test_the_page_marks_each_verdict_as_its_member_says(example, model):
+    """Colours, marks and the funnel's loss order come from the verdicts' one definition."""
+    page = render_page(example)
+    for kind in KINDS:
+        assert f".verdict.{kind.name} {{ background: {kind.colour}; }}" in page
+        assert model["symbols"][kind.name] == kind.symbol
+    assert model["verdicts"] == list(VERDICTS)
+    assert model["losses"] == ["unparsed", "split", "absent", "ranked_out", "reranked_out"]
+    assert model["stage_verdicts"] == ["unparsed", "reranked_out"]

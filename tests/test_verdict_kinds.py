@@ -71,6 +71,7 @@ def test_a_new_member_is_counted_by_the_funnel_at_its_stage(monkeypatch) -> None
         severity=9,
         why="a chunk that must not come back did",
         colour="#000000",
+        symbol="!",
     )
     monkeypatch.setattr(fold, "KINDS", (*KINDS, leaked))
     counts = {**verdict_counts(["hit", "hit", "split"]), "leaked": 1}

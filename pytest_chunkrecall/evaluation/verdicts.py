@@ -39,7 +39,8 @@ class VerdictKind:
     the gold file is wrong, so the miss fails whatever the baseline says.
     ``staged``: only a run with a loader or a reranker can give it, so a summary names
     it where a case has it. ``why``: the failure message's explanation
-    (``{k}``, ``{reranker}`` filled in). ``colour``: the HTML page's colour.
+    (``{k}``, ``{reranker}`` filled in). ``colour`` and ``symbol``: how the HTML page
+    marks it.
     """
 
     name: Verdict
@@ -48,6 +49,7 @@ class VerdictKind:
     severity: int
     why: str
     colour: str
+    symbol: str
     staged: bool = False
     gold_error: bool = False
 
@@ -66,6 +68,7 @@ KINDS: tuple[VerdictKind, ...] = (
         severity=0,
         why="one top-k chunk holds it whole",
         colour="#1d7a3c",
+        symbol="\u2713",
     ),
     VerdictKind(
         "split",
@@ -75,6 +78,7 @@ KINDS: tuple[VerdictKind, ...] = (
         why="the span is in the corpus, but no single chunk holds it whole: chunking lost it "
         "before ranking",
         colour="#b3261e",
+        symbol="\u2702",
     ),
     VerdictKind(
         "ranked_out",
@@ -83,6 +87,7 @@ KINDS: tuple[VerdictKind, ...] = (
         severity=2,
         why="a chunk holds it whole, but the retriever did not rank that chunk in the top {k}",
         colour="#8a5a00",
+        symbol="\u2193",
     ),
     VerdictKind(
         "absent",
@@ -92,6 +97,7 @@ KINDS: tuple[VerdictKind, ...] = (
         why="it is not in the corpus at all: a gold-data error (fix the needle or span, or the "
         "corpus)",
         colour="#5d4a9b",
+        symbol="\u2205",
         gold_error=True,
     ),
     VerdictKind(
@@ -102,6 +108,7 @@ KINDS: tuple[VerdictKind, ...] = (
         why="a source file has it, but the text the loader read from that file does not: "
         "loading lost it before chunking (fix the loader, or the file)",
         colour="#0b6e79",
+        symbol="\u2298",
         staged=True,
     ),
     VerdictKind(
@@ -112,6 +119,7 @@ KINDS: tuple[VerdictKind, ...] = (
         why="a first-stage candidate holds it whole, but the reranker {reranker} dropped that "
         "chunk from the top {k}",
         colour="#8a5a00",
+        symbol="\u21a1",
         staged=True,
     ),
 )

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any, TypedDict
 
+from ..evaluation.verdicts import KINDS, LOSSES, STAGE_VERDICTS, VERDICTS
 from ..files import MARKER
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 from .terminal import holm_cell
@@ -108,10 +109,21 @@ def render_page(data: PageData) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
         "style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:\">\n"
-        f"<title>{_escape(title)}</title>\n<style>{_asset('lab.css')}</style>\n</head>\n"
+        f"<title>{_escape(title)}</title>\n<style>{_asset('lab.css')}{verdict_colours()}</style>\n"
+        "</head>\n"
         f"<body>{banner}<noscript>This page draws its views with JavaScript.</noscript>\n"
         f'<script type="application/json" id="lab-data">{embed_json(page_model(data))}</script>\n'
         f"<script>{_asset('lab.js')}</script>\n</body></html>\n"
+    )
+
+
+def verdict_colours() -> str:
+    """The stylesheet's rules that colour each verdict's badge and case, from its member of
+    :data:`..evaluation.verdicts.KINDS`."""
+    return "".join(
+        f".verdict.{kind.name} {{ background: {kind.colour}; }}\n"
+        f'article.case[data-verdict="{kind.name}"] {{ border-left-color: {kind.colour}; }}\n'
+        for kind in KINDS
     )
 
 
@@ -130,6 +142,10 @@ class PageModel(TypedDict):
     documents: list[DocumentView]
     lab: list[LabView]
     sweep: dict[str, Any] | None
+    verdicts: list[str]  # every verdict, in the report's order
+    symbols: dict[str, str]  # each verdict's mark
+    stage_verdicts: list[str]  # those only a loader's or a reranker's run gives
+    losses: list[str]  # the verdicts of a miss, in the order of the stages that lose them
 
 
 def page_model(data: PageData) -> PageModel:
@@ -164,6 +180,10 @@ def page_model(data: PageData) -> PageModel:
         "documents": documents,
         "lab": [lab_view(gold, cases, documents) for gold in report.get("gold_files") or []],
         "sweep": sweep_view(report.get("sweep")),
+        "verdicts": list(VERDICTS),
+        "symbols": {kind.name: kind.symbol for kind in KINDS},
+        "stage_verdicts": list(STAGE_VERDICTS),
+        "losses": list(LOSSES),
     }
 
 

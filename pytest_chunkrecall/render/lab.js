@@ -7,10 +7,11 @@
   "use strict";
   var data = JSON.parse(document.getElementById("lab-data").textContent);
   var SVG = "http://www.w3.org/2000/svg";
-  var VERDICTS = ["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"];
+  // the verdicts, from their one definition in the package
+  var VERDICTS = data.verdicts;
   // a stage's verdict (a loader's, a reranker's) is shown where the run counts it
-  var STAGE_VERDICTS = ["unparsed", "reranked_out"];
-  var SYMBOL = { hit: "\u2713", split: "\u2702", ranked_out: "\u2193", absent: "\u2205", unparsed: "\u2298", reranked_out: "\u21a1" };
+  var STAGE_VERDICTS = data.stage_verdicts;
+  var SYMBOL = data.symbols;
   var views = {};
   var caseEls = {};
   var markEls = {};
@@ -161,7 +162,7 @@
       if (i) parts.push(" \u2192 ");
       parts.push(h("span", { "data-funnel": step[2] }, [h("b", { text: String(step[0]) }), " " + step[1]]));
     });
-    var lost = ["unparsed", "split", "absent", "ranked_out", "reranked_out"].filter(function (n) { return v[n]; })
+    var lost = data.losses.filter(function (n) { return v[n]; })
       .map(function (n) { return v[n] + " " + n; });
     if (lost.length) parts.push(" (lost: " + lost.join(", ") + ")");
     return h("p", { class: "funnel" }, parts);
