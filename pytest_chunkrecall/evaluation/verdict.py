@@ -169,17 +169,8 @@ def _judged(
         return _hit(context, holding)
     ranks = [found[0] if found else None for found in holding]
     locations = [finder.locate(pattern, docs) for pattern in units.patterns]
-    absent = units.missing + [
-        units.written[pattern]
-        for pattern, where in zip(units.patterns, locations, strict=True)
-        if not where.present
-    ]
-    first = TopK.of(candidates, finder, docs) if candidates is not None else None
-    candidate_ranks = (
-        [first.first_rank(pattern, finder) for pattern in units.patterns]
-        if first is not None and units.patterns
-        else None
-    )
+    absent = _absent(units, locations)
+    candidate_ranks = _candidate_ranks(context, candidates)
     lacking = bool(absent or units.outside)
     loading: LoadingLoss | None = None
     notes: list[str] = []
@@ -199,6 +190,27 @@ def _judged(
     if verdict != "reranked_out" or candidates is None or candidate_ranks is None:
         return result
     return _reranked_out(result, candidates, [rank or 0 for rank in candidate_ranks], finder)
+
+
+def _absent(units: Units, locations: Sequence[Location]) -> list[str]:
+    """What of the case (as written) the corpus does not have."""
+    return units.missing + [
+        units.written[pattern]
+        for pattern, where in zip(units.patterns, locations, strict=True)
+        if not where.present
+    ]
+
+
+def _candidate_ranks(
+    context: _Context, candidates: Sequence[Retrieved] | None
+) -> list[int | None] | None:
+    """Each unit's first rank among the first stage's candidates (with a reranker), else
+    ``None``."""
+    patterns = context.units.patterns
+    if candidates is None or not patterns:
+        return None
+    first = TopK.of(candidates, context.finder, context.docs)
+    return [first.first_rank(pattern, context.finder) for pattern in patterns]
 
 
 def _reranked_out(
@@ -340,49 +352,62 @@ def _miss(
     corpus has it, and ``absent`` what of the span it does not have; ``loading``
     what the loader lost of it, and ``notes`` the source files it was not checked against.
     """
-    units, finder, top, docs = context.units, context.finder, context.top, context.docs
+    units, finder, docs = context.units, context.finder, context.docs
     ranks = [found[0] if found else None for found in holding]
-    split = [
-        pattern
+    cuts = [
+        (pattern, where)
         for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
         if rank is None and where.present and not where.whole
     ]
-    where_split = [
-        where
-        for rank, where in zip(ranks, locations, strict=True)
-        if rank is None and where.present and not where.whole
-    ]
-    holders = top.chunks(set(holding[0]).intersection(*holding[1:])) if holding else []
-    if len(units.patterns) == 1 and locations[0].holder is not None:
-        holders.append(locations[0].holder)
     at = units.at or (locations[0].occurrence if locations else None)
     close = _closest(context, absent[0]) if absent and verdict == "absent" else []
     return context.entry(
         verdict,
         None,
-        span_split=bool(split),
-        held=[
-            Held(units.written[pattern], held_view(finder, where.holder))
-            for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
-            if verdict in ("ranked_out", "reranked_out") and rank is None
-        ],
-        cut=cut_view(finder, where_split[0], context.length)
-        if where_split and verdict == "split"
-        else None,
+        span_split=bool(cuts),
+        held=_held(context, verdict, ranks, locations),
+        cut=cut_view(finder, cuts[0][1], context.length) if cuts and verdict == "split" else None,
         closest=close[0] if close else None,
         also_close=close[1:],
         missing=absent,
         outside=units.outside,
         holding_rank=None,
-        pieces_retrieved=pieces_retrieved(split, top.counted_chunks(), finder, docs)
+        pieces_retrieved=pieces_retrieved(
+            [pattern for pattern, _ in cuts], context.top.counted_chunks(), finder, docs
+        )
         if verdict == "split"
         else None,
-        holding_ids=_holding_ids(context, holders, search=True),
+        holding_ids=_holding_ids(context, _miss_holders(context, holding, locations), search=True),
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
         loading=loading,
         reference_notes=list(notes),
     )
+
+
+def _held(
+    context: _Context, verdict: Verdict, ranks: Sequence[int | None], locations: Sequence[Location]
+) -> list[Held]:
+    """For a case that ranking lost, each unit the top k missed and a chunk that holds it."""
+    if verdict not in ("ranked_out", "reranked_out"):
+        return []
+    units, finder = context.units, context.finder
+    return [
+        Held(units.written[pattern], held_view(finder, where.holder))
+        for pattern, rank, where in zip(units.patterns, ranks, locations, strict=True)
+        if rank is None
+    ]
+
+
+def _miss_holders(
+    context: _Context, holding: Sequence[list[int]], locations: Sequence[Location]
+) -> list[Chunk]:
+    """The chunks known to hold a missed case's span: the retrieved ones that hold every unit,
+    and, with one unit, the corpus's first holder."""
+    holders = context.top.chunks(set(holding[0]).intersection(*holding[1:])) if holding else []
+    if len(context.units.patterns) == 1 and locations[0].holder is not None:
+        holders.append(locations[0].holder)
+    return holders
 
 
 def _closest(context: _Context, text: str) -> list[NearestText]:
