@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass
 from typing import Any
@@ -15,6 +16,7 @@ from pytest_chunkrecall.evaluation.case_facts import CaseFact
 from pytest_chunkrecall.evaluation.results import CaseResult, Rank
 from pytest_chunkrecall.evaluation.verdicts import VERDICTS
 from pytest_chunkrecall.render import report_schema
+from pytest_chunkrecall.run.entry import EVERY_CASE
 from pytest_chunkrecall.run.report_shape import check_report
 
 from .conftest import REPORT_SCHEMA
@@ -114,3 +116,12 @@ def test_facts_read_from_an_entry_are_the_records() -> None:
         result.rank,
         result.k,
     )
+
+
+def test_the_keys_every_entry_has_are_the_records_own_where_it_has_them() -> None:
+    """An unevaluated case has no verdict, rank or span_split: null there, and otherwise the
+    record's type; the entry defines no fact of the record's again."""
+    record = {each.name: each.shape for each in codec.fields_of(CaseResult)}
+    for key, shape in EVERY_CASE.items():
+        if key in record:
+            assert dataclasses.replace(shape, nullable=record[key].nullable) == record[key], key

@@ -58,6 +58,12 @@ class VerdictKind:
         """Whether a case with this verdict passes its test: it reached the top k."""
         return self.lost_at is None
 
+    @property
+    def span_loaded(self) -> bool:
+        """Whether the case's span is in the loaded text, where chunking can cut it: not when
+        the loader lost it or the gold file is wrong."""
+        return self.lost_at != "loaded" and not self.gold_error
+
 
 # In the order the report counts them (the order of its ``verdicts`` keys).
 KINDS: tuple[VerdictKind, ...] = (

@@ -34,7 +34,7 @@ from ..evaluation.results import (
     Totals,
     Unstable,
 )
-from ..evaluation.verdicts import KINDS, LOSSES, STAGES, Stage
+from ..evaluation.verdicts import KINDS, LOSSES, STAGES, Stage, kind_of
 from . import sweep
 from .entry import CaseEntry, order_key
 
@@ -414,7 +414,7 @@ class RunFold:
             spans = [
                 SpanFact(fact.id, fact.span_length, fact.span_split)
                 for fact in facts
-                if fact.verdict not in ("absent", "unparsed")  # no span in the loaded text
+                if kind_of(fact.verdict).span_loaded
             ]
             analysis = analyse(spans, info["geometry"])
         quarantined = frozenset(self._quarantined.get(path, ()))
