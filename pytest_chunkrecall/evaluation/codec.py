@@ -216,12 +216,15 @@ def _with(shape: Shape, metadata: tuple[Any, ...], *, nullable: bool) -> Shape:
 
 @dataclass(frozen=True)
 class Field:
-    """A record's field as the codec sees it: its name, shape and default (``required``: none)."""
+    """A record's field as the codec sees it: its name, shape and default (``required``: none);
+    ``plain``: for a scalar, whether a value is one it takes as it is, asked before any
+    other check (most values are)."""
 
     name: str
     shape: Shape
     required: bool
     default: Callable[[], Any]
+    plain: Callable[[Any], bool] | None = None
 
 
 @functools.cache
@@ -236,8 +239,24 @@ def fields_of(kind: type) -> tuple[Field, ...]:
             default = each.default_factory
         else:
             default = _no_default
-        found.append(Field(each.name, shape_of(hints[each.name]), default is _no_default, default))
+        shape = shape_of(hints[each.name])
+        found.append(Field(each.name, shape, default is _no_default, default, _plain(shape)))
     return tuple(found)
+
+
+def _plain(shape: Shape) -> Callable[[Any], bool] | None:
+    """A quick test that a value of a scalar field is fine as it is (see :attr:`Field.plain`)."""
+    if shape.kind in ("list", "record", "object") or shape.together or shape.null_is_default:
+        return None
+    exact = {"text": str, "flag": bool, "whole": int, "number": float}.get(shape.kind)
+    least = shape.least
+    if shape.kind == "choice":
+        choices = frozenset(shape.choices)
+        return lambda value: value in choices and type(value) is str
+    if least is not None:
+        return lambda value: type(value) is int and value >= least
+    nullable = shape.nullable
+    return lambda value: type(value) is exact or (value is None and nullable)
 
 
 def _same(value: Any) -> Any:
@@ -283,17 +302,23 @@ def encode(value: Any) -> Any:
             key: item if isinstance(item, _LEAVES) else encode(item) for key, item in value.items()
         }
     if is_dataclass(value) and not isinstance(value, type):
-        kind = type(value)
+        names, groups = _layout(type(value))
         plain = {
             key: item if isinstance(item := getattr(value, key), _LEAVES) else encode(item)
-            for key in field_names(kind)
+            for key in names
         }
-        for group in groups_of(kind):
+        for group in groups:
             if all(plain[key] is None for key in group):
                 for key in group:
                     del plain[key]
         return plain
     return value
+
+
+@functools.cache
+def _layout(kind: type) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+    """A record's field names and :class:`Together` groups, read in one look-up."""
+    return field_names(kind), groups_of(kind)
 
 
 _LEAVES = (str, int, float, type(None))
@@ -309,24 +334,17 @@ def decode(kind: type[T], data: Any, *, at: str = "") -> T:
     takes it. Raises :class:`Malformed` for a value that is not what its
     field's type says, or a missing key that has no default.
     """
-    if not isinstance(data, Mapping):
+    if not isinstance(data, dict):
         raise Malformed(at or "record", "must be an object", value=data)
     record: type = kind  # every type is hashable, as the caches of its fields need
     values: dict[str, Any] = {}
-    for each in fields_of(record):
-        key = f"{at}.{each.name}" if at else each.name
-        if each.name not in data:
-            if each.required:
-                raise Malformed(key, f"has no {key!r}", missing=True)
-            values[each.name] = each.default()
-            continue
-        value = data[each.name]
-        if value is None and each.shape.null_is_default:
-            values[each.name] = each.default()
-            continue
-        if value is None and each.shape.together is not None:
-            raise Malformed(key, f"must be {_present(each.shape).what}", value=value)
-        values[each.name] = read(each.shape, value, key)
+    get = data.get
+    for name, plain, each in _plan(record):
+        value = get(name, _ABSENT)
+        if plain is not None and plain(value):
+            values[name] = value
+        else:
+            values[name] = _field(each, value, at)
     for group in groups_of(record):
         present = [name for name in group if name in data]
         if present and len(present) < len(group):
@@ -334,6 +352,29 @@ def decode(kind: type[T], data: Any, *, at: str = "") -> T:
             key = f"{at}.{present[0]}" if at else present[0]
             raise Malformed(key, f"has {key!r} but no {other!r}", missing=True)
     return kind(**values)
+
+
+_ABSENT = object()
+
+
+@functools.cache
+def _plan(kind: type) -> tuple[tuple[str, Callable[[Any], bool] | None, Field], ...]:
+    """What :func:`decode` reads of each field, in the order it reads them."""
+    return tuple((each.name, each.plain, each) for each in fields_of(kind))
+
+
+def _field(each: Field, value: Any, at: str) -> Any:
+    """A field's value that is not plainly fine: absent, null, a list, a record, or wrong."""
+    key = f"{at}.{each.name}" if at else each.name
+    if value is _ABSENT:
+        if each.required:
+            raise Malformed(key, f"has no {key!r}", missing=True)
+        return each.default()
+    if value is None and each.shape.null_is_default:
+        return each.default()
+    if value is None and each.shape.together is not None:
+        raise Malformed(key, f"must be {_present(each.shape).what}", value=value)
+    return read(each.shape, value, key)
 
 
 def _present(shape: Shape) -> Shape:
