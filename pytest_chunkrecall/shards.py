@@ -15,17 +15,12 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from .baseline import saved as baseline
+from .baseline.case_outcome import case_outcome, quarantined
+from .baseline.decision import GateOutcome, gate_run
 from .baseline.drift import Drift, drift, span_documents
-from .baseline.gating import (
-    GATES,
-    GateOutcome,
-    GateSettings,
-    accept_command,
-    case_outcome,
-    existing_cases,
-    gate_run,
-    quarantined,
-)
+from .baseline.existing import existing_cases
+from .baseline.policy import GATES, GateSettings
+from .baseline.update import accept_command
 from .errors import ChunkrecallError, counted
 from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy

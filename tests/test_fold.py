@@ -5,7 +5,9 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.baseline.gating import GateOutcome, GateSettings, case_outcome, gate_run
+from pytest_chunkrecall.baseline.case_outcome import case_outcome
+from pytest_chunkrecall.baseline.decision import GateOutcome, gate_run
+from pytest_chunkrecall.baseline.policy import GateSettings
 from pytest_chunkrecall.baseline.saved import Baseline, Entry
 from pytest_chunkrecall.evaluation.results import VERDICTS, CaseResult, Totals
 from pytest_chunkrecall.render import json_report

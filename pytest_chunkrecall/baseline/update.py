@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -82,3 +83,15 @@ def _current(path: Path, name: str) -> Baseline:
         raise ChunkrecallError(
             f"{exc}\n(it changed during the run; the file was left as it is, nothing was written)"
         ) from None
+
+
+def accept_command(
+    setup_args: list[str], *, baseline_name: str | None, baseline_from_ini: bool
+) -> str:
+    """The command that reproduces the run and accepts its state as the new baseline."""
+    command = baseline.UPDATE
+    if baseline_name is not None and not baseline_from_ini:
+        command += f" --chunkrecall-baseline {shlex.quote(baseline_name)}"
+    if setup_args:
+        command += " " + shlex.join(setup_args)
+    return command

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..baseline.case_outcome import case_outcome, quarantined
 from ..baseline.drift import span_documents
-from ..baseline.gating import case_outcome, quarantined
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from ..baseline import saved as baseline
-from ..baseline.gating import GATES, GateSettings
+from ..baseline.policy import GATES, GateSettings
 from ..baseline.saved import Baseline
 from ..config.limits import k_problem
 from ..config.resolve import resolve

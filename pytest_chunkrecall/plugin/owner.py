@@ -25,8 +25,9 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..baseline import saved as baseline
-from ..baseline.gating import GateOutcome, accept_command, existing_cases, gate_run
-from ..baseline.update import write_updated
+from ..baseline.decision import GateOutcome, gate_run
+from ..baseline.existing import existing_cases
+from ..baseline.update import accept_command, write_updated
 from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically

@@ -28,7 +28,7 @@ GOLD_SUFFIXES = (".yaml", ".yml")
 MAX_MESSAGE = 4_000  # characters of the failure shown in the annotation; the log has it all
 # pytest-github-actions-annotate-failures registers its reporter under this name
 THEIRS = "annotate_errors"
-# what baseline.gating.expectation() says of a regression that the significant gate tolerates
+# what baseline.case_outcome.expectation() says of a regression that the significant gate tolerates
 REGRESSION = "regression ("
 
 Level = Literal["error", "warning"]

@@ -15,7 +15,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..baseline.gating import GateOutcome
+from ..baseline.decision import GateOutcome
 from ..baseline.saved import Comparison
 from ..evaluation.case_facts import Scored
 from ..run.completeness import Completeness

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..baseline.gating import GateOutcome, absent_reason, regression_note
+from ..baseline.decision import GateOutcome
+from ..baseline.reasons import absent_reason
 from ..errors import counted, trimmed
 from ..evaluation.case_facts import Scored
 from ..evaluation.results import CaseResult
@@ -75,7 +76,7 @@ def render(
         lines += _changes(
             "Regressions",
             [
-                (r, f"{e} → **{r.verdict}**{regression_note(outcome, r)}")
+                (r, f"{e} → **{r.verdict}**{outcome.regression_note(r)}")
                 for r, e in comparison.regressions
             ],
         )

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from ..baseline.gating import GateOutcome, absent_reason, regression_note
+from ..baseline.decision import GateOutcome
+from ..baseline.reasons import absent_reason
 from ..errors import counted
 from ..run.fold import GoldFileRun, RunSummary
 from . import gold_file, terminal
@@ -90,7 +91,7 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
             context.baseline_name,
             comparison,
             updating=context.updating,
-            note=lambda result: regression_note(outcome, result),
+            note=outcome.regression_note,
         )
         if outcome.drift:
             changed = f"chunkrecall: changed since baseline {context.baseline_name}:"

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..baseline.gating import ABSENT_NAMED
+from ..baseline.reasons import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
 from ..evaluation.case_facts import CaseBrief, CaseFact
