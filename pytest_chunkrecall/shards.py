@@ -27,7 +27,8 @@ from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
 from .render import json_report, markdown
-from .render.summary import SummaryContext, summary_lines
+from .render.summary import SummaryContext, summarise
+from .render.terminal_summary import summary_lines
 from .run import completeness, source, sweep
 from .run.completeness import ALLOW
 from .run.entry import CaseEntry
@@ -255,18 +256,20 @@ def _compare(
             completeness=whole,
         )
         _write(args.report_out, json_report.text(report, spool.texts()))
+        outcome.written.append(str(args.report_out))
     context = SummaryContext(
         baseline_name=str(args.baseline),
         accept=accept,
         report_path=str(args.report_out) if args.report_out is not None else None,
         alpha=settings.alpha,
+        incomplete=incomplete,
     )
+    # one summary, which the terminal and the Markdown print
+    said = summarise(summary, outcome, context)
     print(" chunkrecall ".center(80, "="))
-    for line in summary_lines(summary, outcome, context):
+    for line in summary_lines(said):
         print(line.text)
-    text = markdown.render(
-        summary, outcome, accept=accept, failed=bool(status), incomplete=incomplete
-    )
+    text = markdown.render(said)
     if args.markdown is not None:
         _write(args.markdown, [text])
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")

@@ -32,7 +32,8 @@ from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
 from ..render import json_report, markdown
-from ..render.summary import STYLES, Style, SummaryContext, summary_lines
+from ..render.summary import Summary, SummaryContext, summarise
+from ..render.terminal_summary import STYLES, Style, summary_lines
 from ..run import completeness, entry, source, sweep
 from ..run.completeness import Completeness
 from ..run.entry import CaseEntry
@@ -76,7 +77,7 @@ class RunOwner:
         self.reported: set[str] = set()  # the cases whose report arrived
         self.completeness = Completeness()
         self.outcome = GateOutcome()
-        self.summary: RunSummary | None = None
+        self.summary: Summary | None = None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.selected = {item.nodeid for item in session.items if isinstance(item, CaseItem)}
@@ -131,7 +132,7 @@ class RunOwner:
             if setup.path is not None
             else {}
         )
-        self.summary = summary = self.fold.finish(existing=existing)
+        summary = self.fold.finish(existing=existing)
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         self.completeness = completeness.of_run(
             selected=self.selected,
@@ -160,7 +161,9 @@ class RunOwner:
             outcome.notes.append(incomplete)
         outcome.errors += sweep.failures(summary.sweep_rows)
         self._fail(session)
-        self._write_outputs(session, summary)
+        # one summary, which every output of the run prints
+        self.summary = summarise(summary, outcome, self._context(session))
+        self._write_outputs(session, self.summary)
 
     def _baseline(
         self,
@@ -204,41 +207,32 @@ class RunOwner:
             if kept is not None:
                 outcome.notes.append(kept)
 
-    def _write_outputs(self, session: pytest.Session, summary: RunSummary) -> None:
+    def _write_outputs(self, session: pytest.Session, summary: Summary) -> None:
         """Write the report, the HTML page and the Markdown the options ask for."""
         options = self.config.stash[OPTIONS]
-        setup = options.baseline
-        if options.report or options.html:
+        if options.report:
+            setup = options.baseline
             report = json_report.head(
-                summary,
+                summary.run,
                 self.outcome,
                 baseline_name=setup.name if setup.path is not None else None,
                 source=source.of_run(self.config.rootpath),
                 completeness=self.completeness,
             )
-            if options.report:
-                self._write(
-                    session, Path(options.report), json_report.text(report, self.spool.texts())
-                )
-            if options.html:
-                from ..render import html  # the page's renderer, only for a run that asks for it
+            self._write(session, Path(options.report), json_report.text(report, self.spool.texts()))
+        if options.html:
+            from ..render import html  # the page's renderer, only for a run that asks for it
 
-                cases = [entry.loads(text) for text in self.spool.texts()]
-                page: html.PageData = {
-                    "report": {**report, "cases": cases},
-                    "documents": list(self.documents.values()),
-                }
-                self._write(session, Path(options.html), [html.render_page(page)])
+            page: html.PageData = {
+                "summary": summary,
+                "cases": [entry.loads(text) for text in self.spool.texts()],
+                "documents": list(self.documents.values()),
+            }
+            self._write(session, Path(options.html), [html.render_page(page)])
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if not options.markdown and not step_summary:
             return
-        text = markdown.render(
-            summary,
-            self.outcome,
-            accept=run_accept_command(self.config),
-            failed=session.exitstatus != pytest.ExitCode.OK,
-            incomplete=self.completeness.line(),
-        )
+        text = markdown.render(summary)
         if options.markdown:
             self._write(session, Path(options.markdown), [text])
         if step_summary:
@@ -270,10 +264,10 @@ class RunOwner:
         if self.summary is None:
             return
         terminalreporter.write_sep("=", "chunkrecall")
-        for line in summary_lines(self.summary, self.outcome, self._context()):
+        for line in summary_lines(self.summary):
             terminalreporter.write_line(line.text, **_MARKUP[STYLES[line.kind]])
 
-    def _context(self) -> SummaryContext:
+    def _context(self, session: pytest.Session) -> SummaryContext:
         """What this pytest run's summary says besides the fold and the gates."""
         config = self.config
         options = config.stash[OPTIONS]
@@ -286,10 +280,11 @@ class RunOwner:
             else None,
             report_path=options.report,
             html_path=options.html,
-            written=tuple(self.outcome.written),
             alpha=setup.gates.alpha,
             verbose=config.get_verbosity() > 0,
             tbstyle=config.option.tbstyle,
+            failed=session.exitstatus != pytest.ExitCode.OK,
+            incomplete=self.completeness.line(),
         )
 
     def pytest_unconfigure(self) -> None:

@@ -147,23 +147,14 @@
   }
 
   // ---- overview ------------------------------------------------------------------------
-  // Where recall goes, stage by stage: the steps of totals.funnel, as the terminal summary says them.
-  function funnel(f, v, golds) {
-    var loader = golds.some(function (g) { return g.loader; }), reranker = golds.some(function (g) { return g.reranker; });
-    var ks = golds.map(function (g) { return g.k; }).filter(function (k, i, all) { return has(k) && all.indexOf(k) === i; });
-    var steps = [[f.cases, f.cases === 1 ? "case" : "cases", "cases"]];
-    if (loader || f.loaded !== f.cases) steps.push([f.loaded, "loaded", "loaded"]);
-    steps.push([f.whole, "kept whole by chunking", "whole"]);
-    if (reranker || f.candidates !== f.top_k) steps.push([f.candidates, "in the candidates", "candidates"]);
-    steps.push([f.top_k, "in the top " + (ks.length === 1 ? ks[0] : "k"), "top_k"]);
+  // Where recall goes, stage by stage: the summary's funnel steps, as the terminal's funnel line says them.
+  function funnel(f) {
     var parts = [];
-    steps.forEach(function (step, i) {
+    f.steps.forEach(function (step, i) {
       if (i) parts.push(" \u2192 ");
       parts.push(h("span", { "data-funnel": step[2] }, [h("b", { text: String(step[0]) }), " " + step[1]]));
     });
-    var lost = ["unparsed", "split", "absent", "ranked_out", "reranked_out"].filter(function (n) { return v[n]; })
-      .map(function (n) { return v[n] + " " + n; });
-    if (lost.length) parts.push(" (lost: " + lost.join(", ") + ")");
+    if (f.lost) parts.push(" (lost: " + f.lost + ")");
     return h("p", { class: "funnel" }, parts);
   }
 
@@ -181,9 +172,9 @@
     sec.appendChild(h("p", {}, counted.map(function (name) {
       return h("a", { href: "#cases:" + name, class: "verdict-link", "data-verdict-count": name, style: "margin-right:1rem" }, [verdictBadge(name), " " + (v[name] || 0)]);
     })));
-    if (t.funnel) {
+    if (o.funnel) {
       sec.appendChild(h("h3", { text: "Funnel" }));
-      sec.appendChild(funnel(t.funnel, v, o.gold_files || []));
+      sec.appendChild(funnel(o.funnel));
     }
     sec.appendChild(h("h3", { text: "Gold files" }));
     sec.appendChild(table(
@@ -225,7 +216,7 @@
     }
     if (o.gate) sec.appendChild(h("p", { class: "gate", "data-gate": "1", text: o.gate }));
     if (o.unstable && o.unstable.length) {
-      sec.appendChild(h("p", { "data-unstable": o.unstable.length }, [o.unstable.length + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
+      sec.appendChild(h("p", { "data-unstable": o.unstable_count }, [o.unstable_count + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
     }
     if (o.unevaluated && o.unevaluated.length) {
       sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) were not evaluated (skipped or errored)." }));
@@ -467,8 +458,9 @@
     var box = h("div", { class: "lab", "data-lab": lab.gold_file }, [h("h3", {}, [h("code", { text: lab.gold_file })])]);
     if (!lab.known) { box.appendChild(h("p", { class: "reason", "data-reason": "offsets", text: lab.reason })); return box; }
     var C = lab.size, V0 = lab.overlap, u = lab.unit, lengths = lab.lengths;
-    var median = lengths.length ? lengths[Math.floor((lengths.length - 1) / 2)] : Math.round(C / 4);
-    var p90 = lengths.length ? lengths[Math.floor(0.9 * (lengths.length - 1))] : Math.round(C / 4);
+    // the summary's statistics of these lengths, as the terminal prints them
+    var median = lengths.length ? lab.length_p50 : Math.round(C / 4);
+    var p90 = lengths.length ? lab.length_p90 : Math.round(C / 4);
     box.appendChild(h("p", {}, ["measured chunk size C = " + C + " ", bdi(u), ", effective overlap V = " + V0 + (has(lab.configured) ? " (configured " + lab.configured + ")" : "") +
       "; " + lengths.length + " span lengths, median " + median + ", p90 " + p90 + " (the slider's start); kept whole: observed " + pct(lab.observed_whole) + ", predicted " + pct(lab.predicted_whole)]));
     // the overlaps worth looking at: past twice the measured one or the long spans, cost only grows

@@ -151,6 +151,11 @@ class GoldFileRun:
         return Funnel.of(self.totals)
 
     @property
+    def span_lengths(self) -> list[int]:
+        """The lengths of the spans the span arithmetic is over, shortest first."""
+        return sorted(span.length for span in spans_of(self.cases))
+
+    @property
     def staged(self) -> bool:
         """Whether a stage besides chunking and ranking is configured: a loader or a reranker."""
         return self.info is not None and ("reranker" in self.info or "loader" in self.info)
@@ -212,6 +217,17 @@ class RunSummary:
     def baseline_entries(self) -> dict[str, dict[str, Entry]]:
         """What an updated baseline records of this run's evaluated cases."""
         return {gold.path: gold.entries() for gold in self.gold_files if gold.cases}
+
+
+def spans_of(facts: Sequence[CaseFact]) -> list[SpanFact]:
+    """The spans of evaluated cases that the span arithmetic counts: every output's span
+    statistics are over these. An ``absent`` or ``unparsed`` case has no span in the loaded
+    text, so no length that chunking could have kept whole."""
+    return [
+        SpanFact(fact.id, fact.span_length, fact.span_split)
+        for fact in facts
+        if fact.verdict not in ("absent", "unparsed")
+    ]
 
 
 def setups_of(gold_info: Mapping[str, GoldInfo]) -> dict[str, dict[str, object]]:
@@ -399,11 +415,6 @@ class RunFold:
         info = self.gold_info.get(path)
         analysis = None
         if info is not None and "geometry" in info:
-            spans = [
-                SpanFact(fact.id, fact.span_length, fact.span_split)
-                for fact in facts
-                if fact.verdict not in ("absent", "unparsed")  # no span in the loaded text
-            ]
-            analysis = analyse(spans, info["geometry"])
+            analysis = analyse(spans_of(facts), info["geometry"])
         quarantined = frozenset(self._quarantined.get(path, ()))
         return GoldFileRun(path, info, facts, Totals.of(facts), analysis, quarantined)
