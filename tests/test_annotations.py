@@ -124,6 +124,16 @@ def test_a_regression_the_significant_gate_lets_pass_is_a_warning(actions):
     assert found and all(a.startswith("::warning ") for a in found), found
     assert any("title=chunkrecall regression%3A refund-window::" in a for a in found)
     assert all("the gate (significant) lets the run pass" in a for a in found)
+    line = case_line(actions, "gold/policies.yaml", "refund-window")
+    (refund,) = [a for a in found if "refund-window" in a]
+    assert refund.startswith(
+        f"::warning file=gold/policies.yaml,line={line},title=chunkrecall regression%3A "
+        "refund-window::regression (hit at rank "
+    )
+    assert refund.endswith(
+        " in the baseline, now split); with chunkrecall_gate = significant the total decides "
+        "whether the run fails; the gate (significant) lets the run pass"
+    )
 
 
 def test_a_regression_under_the_cases_gate_is_an_error(actions):

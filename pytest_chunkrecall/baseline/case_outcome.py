@@ -9,6 +9,7 @@ from typing import Literal
 from ..evaluation.case_facts import Scored
 from ..evaluation.repeat import Policy, ranks_text
 from .policy import Gate
+from .reasons import tolerated_regression
 from .saved import Entry, classify
 
 
@@ -31,10 +32,8 @@ def expectation(entry: Entry | None, result: Scored, *, gate: Gate, updating: bo
             )
         return f"known miss in baseline: {entry.verdict}{now}"
     if change == "regression" and gate == "significant":
-        return (
-            f"regression ({entry} in the baseline, now {result.verdict}); with "
-            "chunkrecall_gate = significant the total decides whether the run fails"
-        )
+        assert entry is not None
+        return tolerated_regression(entry, result.verdict)
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..errors import counted
 from ..measures.statistics import PairedComparison, mcnemar_one_sided
 from .policy import GateSettings
-from .saved import Comparison
+from .saved import Comparison, Entry
 
 ABSENT_NAMED = 10
 """How many failed ``absent`` cases the line that says why the run fails names."""
@@ -112,6 +112,14 @@ def foreign_baseline(name: str, size: int, gold_files: list[str]) -> str:
         f"none of this run's gold files is in baseline {name} "
         f"(it has {size} cases of {', '.join(gold_files)}): "
         "is it this project's baseline?"
+    )
+
+
+def tolerated_regression(entry: Entry, verdict: str) -> str:
+    """Why a regression is an expected failure under gate ``significant``."""
+    return (
+        f"regression ({entry} in the baseline, now {verdict}); with "
+        "chunkrecall_gate = significant the total decides whether the run fails"
     )
 
 
