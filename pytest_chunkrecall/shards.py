@@ -27,13 +27,14 @@ from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
 from .render import json_report, markdown
-from .render.summary import SummaryContext, summarise
+from .render.summary import SummaryContext, fails_run, summarise
 from .render.terminal_summary import summary_lines
 from .run import completeness, source, sweep
 from .run.completeness import ALLOW
 from .run.entry import CaseEntry
 from .run.fold import RunFold, fingerprints_of, setups_of
 from .run.merge import Shard, gather, read_report, repeats, shard_of
+from .run.notes import RunNotes
 from .run.spool import Spool
 
 MERGE_HELP = "Merge the JSON reports of disjoint shards into the report of one run"
@@ -235,15 +236,15 @@ def _compare(
         setups=summary.setups(),
         documents=summary.fingerprints(),
     )
-    outcome.errors += sweep.failures(summary.sweep_rows)
+    notes = RunNotes(errors=sweep.failures(summary.sweep_rows))
     incomplete = whole.line()
     if incomplete is not None:
-        outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
     if not found:
-        outcome.notes.append(
+        notes.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"
         )
-    status = 1 if summary.failed or outcome.fails_run else 0
+    status = 1 if summary.failed or fails_run(outcome, notes) else 0
     accept = accept_command(
         summary.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )
@@ -256,7 +257,7 @@ def _compare(
             completeness=whole,
         )
         _write(args.report_out, json_report.text(report, spool.texts()))
-        outcome.written.append(str(args.report_out))
+        notes.written.append(str(args.report_out))
     context = SummaryContext(
         baseline_name=str(args.baseline),
         accept=accept,
@@ -265,7 +266,7 @@ def _compare(
         incomplete=incomplete,
     )
     # one summary, which the terminal and the Markdown print
-    said = summarise(summary, outcome, context)
+    said = summarise(summary, outcome, context, notes)
     print(" chunkrecall ".center(80, "="))
     for line in summary_lines(said):
         print(line.text)

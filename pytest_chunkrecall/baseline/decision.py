@@ -7,7 +7,7 @@ merged report of shards passes or fails exactly as the one run would have.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ..evaluation.results import CaseResult, Totals
@@ -19,25 +19,18 @@ from .policy import GateSettings
 from .saved import Baseline, Comparison
 
 
-@dataclass
+@dataclass(frozen=True)
 class GateOutcome:
-    """What the gates found: the comparison, its paired statistics, drift, failures and notes."""
+    """What the gates decided: the comparison, its paired statistics, the gate's line, drift,
+    the gates that failed and why, and what the comparison itself calls for a look at."""
 
     comparison: Comparison | None = None
     paired: PairedComparison | None = None
     gate_line: str | None = None
     gate_fails: bool = False
     drift: Drift = field(default_factory=Drift)
-    failures: list[str] = field(default_factory=list)  # the gates that failed, and why
-    # what failed the run besides the gates: a sweep setting that errored, a file not written
-    errors: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    written: list[str] = field(default_factory=list)  # the files of the run that were written
-
-    @property
-    def fails_run(self) -> bool:
-        """Whether a gate or something else at the end of the run fails it."""
-        return bool(self.failures or self.errors)
+    failures: tuple[str, ...] = ()  # the gates that failed, and why
+    notes: tuple[str, ...] = ()
 
     def document_changed(self, result: CaseResult) -> bool:
         """Whether a missed case's span lies in a document that changed since the baseline."""
@@ -66,25 +59,35 @@ def gate_run(
     ``gating`` false (an update, an interrupted run) compares without failing anything
     on the comparison.
     """
-    outcome = GateOutcome()
+    failures = []
     floor = settings.min_hit_rate
     if floor is not None and totals.cases and totals.hit_rate < floor:
-        outcome.failures.append(reasons.below_floor(totals.hit_rate, floor))
+        failures.append(reasons.below_floor(totals.hit_rate, floor))
     if baseline is None or comparison is None:
-        return outcome
-    outcome.comparison = comparison
-    outcome.drift = drift(baseline, setups, documents)
-    outcome.paired = found = paired(comparison, alpha=settings.alpha)
+        return GateOutcome(failures=tuple(failures))
+    found = paired(comparison, alpha=settings.alpha)
+    compared = GateOutcome(
+        comparison=comparison,
+        paired=found,
+        drift=drift(baseline, setups, documents),
+        failures=tuple(failures),
+    )
     if not gating:
-        return outcome
-    outcome.gate_fails = settings.fails(found)
-    outcome.gate_line = reasons.gate_line(found, settings)
-    if outcome.gate_fails and settings.gate == "significant":
+        return compared
+    fails = settings.fails(found)
+    if fails and settings.gate == "significant":
         # Under gate "cases" the regressed tests fail the run themselves.
-        outcome.failures.append(reasons.significant_drop(found, settings, name))
-    if comparison.new and len(baseline) and not gold_files & set(baseline.cases):
-        outcome.notes.append(reasons.foreign_baseline(name, len(baseline), sorted(baseline.cases)))
+        failures.append(reasons.significant_drop(found, settings, name))
     limit = settings.drop_limit
     if limit is not None and comparison.drop_points > limit:
-        outcome.failures.append(reasons.too_large_drop(comparison, limit))
-    return outcome
+        failures.append(reasons.too_large_drop(comparison, limit))
+    notes = []
+    if comparison.new and len(baseline) and not gold_files & set(baseline.cases):
+        notes.append(reasons.foreign_baseline(name, len(baseline), sorted(baseline.cases)))
+    return replace(
+        compared,
+        gate_line=reasons.gate_line(found, settings),
+        gate_fails=fails,
+        failures=tuple(failures),
+        notes=tuple(notes),
+    )

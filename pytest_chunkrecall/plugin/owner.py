@@ -32,12 +32,13 @@ from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
 from ..render import json_report, markdown
-from ..render.summary import Summary, SummaryContext, summarise
+from ..render.summary import Summary, SummaryContext, fails_run, summarise
 from ..render.terminal_summary import STYLES, Style, summary_lines
 from ..run import completeness, entry, source, sweep
 from ..run.completeness import Completeness
 from ..run.entry import CaseEntry
 from ..run.fold import RunFold, RunSummary
+from ..run.notes import RunNotes
 from ..run.spool import Spool
 from .items import CaseItem
 from .options import OPTIONS
@@ -77,6 +78,7 @@ class RunOwner:
         self.reported: set[str] = set()  # the cases whose report arrived
         self.completeness = Completeness()
         self.outcome = GateOutcome()
+        self.notes = RunNotes()
         self.summary: Summary | None = None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
@@ -154,15 +156,16 @@ class RunOwner:
             gating=not setup.update and not interrupted,
         )
         self._baseline(summary, existing, interrupted=interrupted)
+        notes = self.notes
         incomplete = self.completeness.line()
         if incomplete is not None and setup.loaded is not None and not setup.update:
-            outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+            notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
         elif incomplete is not None:
-            outcome.notes.append(incomplete)
-        outcome.errors += sweep.failures(summary.sweep_rows)
+            notes.notes.append(incomplete)
+        notes.errors += sweep.failures(summary.sweep_rows)
         self._fail(session)
         # one summary, which every output of the run prints
-        self.summary = summarise(summary, outcome, self._context(session))
+        self.summary = summarise(summary, outcome, self._context(session), notes)
         self._write_outputs(session, self.summary)
 
     def _baseline(
@@ -174,17 +177,17 @@ class RunOwner:
     ) -> None:
         """Update the baseline, when asked to, or say there is none yet."""
         setup = self.config.stash[OPTIONS].baseline
-        outcome = self.outcome
+        notes = self.notes
         if setup.path is None:
             return
         if not setup.update:
             if setup.missing:
-                outcome.notes.append(
+                notes.notes.append(
                     f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}"
                 )
             return
         if interrupted or not summary.totals.cases:
-            outcome.notes.append(
+            notes.notes.append(
                 f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
             )
             return
@@ -200,12 +203,12 @@ class RunOwner:
                 unevaluated=summary.unevaluated,
             )
         except ChunkrecallError as exc:
-            outcome.errors.append(str(exc))
+            notes.errors.append(str(exc))
         else:
-            outcome.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
+            notes.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
             kept = written.kept_line()
             if kept is not None:
-                outcome.notes.append(kept)
+                notes.notes.append(kept)
 
     def _write_outputs(self, session: pytest.Session, summary: Summary) -> None:
         """Write the report, the HTML page and the Markdown the options ask for."""
@@ -239,7 +242,7 @@ class RunOwner:
             try:
                 append_text(Path(step_summary), text)
             except OSError as exc:
-                self.outcome.notes.append(
+                self.notes.notes.append(
                     f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
                 )
 
@@ -249,14 +252,14 @@ class RunOwner:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, text)
         except OSError as exc:
-            self.outcome.errors.append(f"cannot write {path}: {exc.strerror or exc}")
+            self.notes.errors.append(f"cannot write {path}: {exc.strerror or exc}")
             self._fail(session)
         else:
-            self.outcome.written.append(str(path))
+            self.notes.written.append(str(path))
 
     def _fail(self, session: pytest.Session) -> None:
         """Fail the run (exit status 1) when a gate failed and nothing else failed it already."""
-        if self.outcome.fails_run and session.exitstatus == pytest.ExitCode.OK:
+        if fails_run(self.outcome, self.notes) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(trylast=True)

@@ -82,10 +82,10 @@ def _gates(summary: Summary) -> list[str]:
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
     lines += [f"**Gate failed:** {markdown_text(failure)}" for failure in outcome.failures]
-    lines += [f"**Failed:** {markdown_text(error)}" for error in outcome.errors]
+    lines += [f"**Failed:** {markdown_text(error)}" for error in summary.notes.errors]
     if summary.absent is not None:
         lines.append(f"**{markdown_text(summary.absent)}**")
-    if outcome.fails_run or summary.absent is not None:
+    if summary.fails_run or summary.absent is not None:
         lines.append("")
     return lines
 

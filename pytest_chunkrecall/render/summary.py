@@ -17,6 +17,7 @@ from ..baseline.decision import GateOutcome
 from ..baseline.reasons import absent_reason
 from ..evaluation.results import CaseResult
 from ..run.fold import Funnel, GoldFileRun, RunSummary
+from ..run.notes import RunNotes
 
 Status = Literal["passed", "failed"]
 
@@ -103,6 +104,7 @@ class Summary:
 
     run: RunSummary
     outcome: GateOutcome
+    notes: RunNotes  # the run's end besides the gates, which may grow as outputs are written
     context: SummaryContext
     gold_files: tuple[GoldFileSummary, ...]
     funnel: StagedFunnel | None  # None: no case was evaluated
@@ -111,9 +113,14 @@ class Summary:
     outputs: tuple[Output, ...]
 
     @property
+    def fails_run(self) -> bool:
+        """Whether a gate or something else at the end of the run fails it."""
+        return fails_run(self.outcome, self.notes)
+
+    @property
     def status(self) -> Status:
         """Whether the run passed or failed, as the Markdown's heading says it."""
-        failed = self.context.failed or self.outcome.fails_run or self.run.failed
+        failed = self.context.failed or self.fails_run or self.run.failed
         return "failed" if failed else "passed"
 
     def regression_note(self, result: CaseResult) -> str:
@@ -121,8 +128,19 @@ class Summary:
         return self.outcome.regression_note(result)
 
 
-def summarise(run: RunSummary, outcome: GateOutcome, context: SummaryContext) -> Summary:
-    """The summary of a run from its fold (``run``), the gates' ``outcome`` and ``context``."""
+def fails_run(outcome: GateOutcome, notes: RunNotes) -> bool:
+    """Whether a gate (``outcome``) or something else at the end of the run (``notes``) fails it."""
+    return bool(outcome.failures or notes.errors)
+
+
+def summarise(
+    run: RunSummary,
+    outcome: GateOutcome,
+    context: SummaryContext,
+    notes: RunNotes | None = None,
+) -> Summary:
+    """The summary of a run from its fold (``run``), the gates' ``outcome``, ``context`` and
+    what else its end found (``notes``, which the summary reads as it is printed)."""
     several = len(run.gold_files) > 1
     gold_files = tuple(
         GoldFileSummary(
@@ -145,6 +163,7 @@ def summarise(run: RunSummary, outcome: GateOutcome, context: SummaryContext) ->
     return Summary(
         run=run,
         outcome=outcome,
+        notes=notes if notes is not None else RunNotes(),
         context=context,
         gold_files=gold_files,
         funnel=staged_funnel(run.gold_files, run.funnel) if run.totals.cases else None,
@@ -179,5 +198,5 @@ def _changed(outcome: GateOutcome) -> bool:
 
 def written(summary: Summary) -> list[Output]:
     """The outputs that were written: one that could not be has its red line instead."""
-    done = summary.outcome.written
+    done = summary.notes.written
     return [output for output in summary.outputs if str(Path(output.path)) in done]

@@ -119,8 +119,9 @@ def _end(summary: Summary) -> list[Line]:
         lines.append(Line("error", not_evaluated(unevaluated)))
     if outcome.gate_line is not None:
         lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
-    lines += [Line("warning", f"chunkrecall: {note}") for note in outcome.notes]
-    failed = outcome.failures + outcome.errors
+    notes = [*outcome.notes, *summary.notes.notes]
+    lines += [Line("warning", f"chunkrecall: {note}") for note in notes]
+    failed = [*outcome.failures, *summary.notes.errors]
     lines += [Line("failure", f"chunkrecall: FAILED: {failure}") for failure in failed]
     if summary.absent is not None:
         lines.append(Line("failure", f"chunkrecall: {summary.absent}"))
