@@ -105,7 +105,8 @@ def render_page(data: PageData) -> str:
     banner = ""
     if incomplete is not None:
         title += " (incomplete)"
-        said = incomplete[:1].upper() + incomplete[1:]
+        # the terminal's sentence, addressed to the page's reader
+        said = "This run is incomplete: " + incomplete.removeprefix("the run is incomplete: ")
         banner = f'<p role="alert" class="incomplete">{_escape(said)}</p>\n'
     return (
         "<!DOCTYPE html>\n"
