@@ -146,7 +146,7 @@ def summarise(
         GoldFileSummary(
             run=gold,
             span_lengths=tuple(gold.span_lengths),
-            funnel=staged_funnel([gold]) if gold.staged and several else None,
+            funnel=staged_funnel([gold], gold.funnel) if gold.staged and several else None,
         )
         for gold in run.gold_files
     )
@@ -174,12 +174,12 @@ def summarise(
     )
 
 
-def staged_funnel(gold_files: list[GoldFileRun], funnel: Funnel | None = None) -> StagedFunnel:
-    """The funnel of ``gold_files`` (``funnel``: theirs, summed already) with the stages to show."""
+def staged_funnel(gold_files: list[GoldFileRun], funnel: Funnel) -> StagedFunnel:
+    """``funnel``, the funnel of ``gold_files``, with the stages they configure."""
     infos = [gold.info for gold in gold_files if gold.info is not None and "error" not in gold.info]
     ks = {info["k"] for info in infos if "k" in info}
     return StagedFunnel(
-        funnel if funnel is not None else gold_files[0].funnel,
+        funnel,
         loader=any("loader" in info for info in infos),
         reranker=any("reranker" in info for info in infos),
         k=ks.pop() if len(ks) == 1 else None,
