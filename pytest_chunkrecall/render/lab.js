@@ -219,7 +219,7 @@
       sec.appendChild(h("p", { "data-unstable": o.unstable_count }, [o.unstable_count + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
     }
     if (o.unevaluated && o.unevaluated.length) {
-      sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) were not evaluated (skipped or errored)." }));
+      sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) could not be evaluated and are not counted (an error stopped them; skipped cases are not among them)." }));
     }
   }
 
