@@ -16,12 +16,12 @@ from ..config.settings import (
     DEFAULT_CHUNKER,
     DEFAULT_DEPTH,
     DEFAULT_FUZZY_THRESHOLD,
-    DEFAULT_K,
     DEFAULT_MATCH,
     DEFAULT_RETRIEVER,
     Settings,
     check_setting,
 )
+from ..config.table import candidates_problem, resolved_k
 from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
@@ -134,7 +134,7 @@ class Plan:
         Without a case, the gold file's k, as its summary line names it.
         """
         own = case.k if case is not None else None
-        return self.k_override or own or self.settings.k or DEFAULT_K
+        return resolved_k(self.k_override, own, self.settings.k)
 
     @property
     def candidates(self) -> int:
@@ -187,8 +187,8 @@ class Plan:
         Raises :class:`ChunkrecallError` when that is no number of chunks, or fewer than k.
         """
         value, problem = check_setting("candidates", candidates)
-        if problem is None and value < self.k():
-            problem = f"is less than k ({self.k()})"
+        if problem is None:
+            problem = candidates_problem(value, self.k())
         if problem is not None:
             raise ChunkrecallError(f"candidates={candidates!r} {problem}")
         return replace(self, settings=replace(self.settings, candidates=value))
@@ -341,14 +341,13 @@ def _check_candidates(the_plan: Plan) -> None:
     if the_plan.reranker is None and settings.candidates is None:
         return
     for case in (None, *the_plan.gold.cases):
-        k = the_plan.k(case)
-        if k > the_plan.candidates:
-            where = settings.where("candidates")
+        where = settings.where("candidates")
+        problem = candidates_problem(the_plan.candidates, the_plan.k(case))
+        if problem is not None:
             raise ChunkrecallError(
                 f"candidates ({the_plan.candidates}"
                 + (f", set at {where}" if where else ", the default")
-                + f") is less than k ({k}): the reranker picks the top k from the candidates; "
-                "raise candidates or lower k",
+                + f") {problem}",
                 where=f"{the_plan.name}:{case.line}"
                 if case is not None and case.k
                 else where or the_plan.name,

@@ -21,9 +21,8 @@ from typing import Any, Literal
 
 import pytest
 
-from .ini import ini_value
+from .ini import ini_setting
 
-ANNOTATIONS = ("auto", "off")
 GOLD_SUFFIXES = (".yaml", ".yml")
 MAX_MESSAGE = 4_000  # characters of the failure shown in the annotation; the log has it all
 # pytest-github-actions-annotate-failures registers its reporter under this name
@@ -34,23 +33,11 @@ REGRESSION = "regression ("
 Level = Literal["error", "warning"]
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini(
-        "chunkrecall_annotations",
-        "GitHub workflow commands on the gold line of each failing case when "
-        "GITHUB_ACTIONS=true: auto (default) or off",
-    )
-
-
 @pytest.hookimpl(trylast=True)  # after pytest-github-actions-annotate-failures registered
 def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return
-    setting = ini_value(config, "annotations") or "auto"
-    if setting not in ANNOTATIONS:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_annotations must be auto or off, not {setting!r}"
-        )
+    setting = ini_setting(config, "annotations")
     if setting == "off" or os.environ.get("GITHUB_ACTIONS") != "true":
         return
     if hasattr(config, "workerinput"):
@@ -91,7 +78,7 @@ class Annotations:
     def __init__(self, config: pytest.Config, theirs: Any) -> None:
         self.config = config
         self.theirs = theirs
-        self.gate = ini_value(config, "gate") or "cases"
+        self.gate = ini_setting(config, "gate")
         self.regressions: list[tuple[pytest.TestReport, str]] = []
 
     @pytest.hookimpl(tryfirst=True)
