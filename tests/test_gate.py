@@ -290,6 +290,7 @@ def test_a_compare_run_names_what_changed_and_how_to_accept_it(scenario: Scenari
         "documents_changed": ["docs/facts.md"],
         "documents_added": ["docs/extra.md"],
         "documents_removed": [],
+        "documents_read_differently": [],
     }
     assert scenario.report("r.json")["baseline"]["documents_changed_regressions"] == [
         "gold/facts.yaml::c000-even"

@@ -201,6 +201,10 @@ class Plan:
             facts["reranker"] = second.name
             facts["reranker_args"] = self.reranker.args if self.reranker is not None else {}
             facts["candidates"] = self.candidates
+        if self.loader is not None:
+            facts["loader"] = self.loader.name
+        if self.reference_loader is not None:
+            facts["reference_loader"] = self.reference_loader.name
         return facts
 
     def _facts(self, suite: Suite) -> GoldFacts:
