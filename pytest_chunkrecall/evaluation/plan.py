@@ -34,6 +34,9 @@ from .results import CaseResult
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
 
+COMPONENT_ROLES = ("loader", "reference_loader", "chunker", "retriever", "reranker")
+"""The settings that name a function a plan holds resolved, each its own field."""
+
 
 @dataclass(frozen=True)
 class Supplied:
@@ -192,6 +195,69 @@ class Plan:
         if problem is not None:
             raise ChunkrecallError(f"candidates={candidates!r} {problem}")
         return replace(self, settings=replace(self.settings, candidates=value))
+
+    def at(self, point: Mapping[str, Any]) -> Plan:
+        """This plan at a sweep's ``point``: each setup setting it names in place of this
+        plan's (``k`` over ``--chunkrecall-k`` too).
+
+        A function named anew is imported, with the point's arguments for it or none;
+        arguments alone go to the configured function. Raises :class:`ChunkrecallError`
+        saying why the point cannot be evaluated.
+        """
+        changed = replace(self, settings=replace(self.settings, **point))
+        if "k" in point:
+            changed = replace(changed, k_override=point["k"])
+        components: dict[str, Any] = {
+            role: self._component_at(role, point)
+            for role in COMPONENT_ROLES
+            if role in point or f"{role}_args" in point
+        }
+        changed = replace(changed, **components)
+        for role in ("chunker", "retriever"):
+            component: Component | None = components.get(role)
+            if component is None:
+                continue
+            problem = check_arguments(component.obj, component.args, role=role)
+            if problem:
+                raise ChunkrecallError(f"{role} {component.name}: {problem}")
+        if changed.reranker is not None:
+            problem = candidates_problem(changed.candidates, changed.k())
+            if problem is not None:
+                raise ChunkrecallError(f"candidates={changed.candidates} {problem}")
+        return changed
+
+    def _component_at(self, role: str, point: Mapping[str, Any]) -> Component:
+        current: Component | None = getattr(self, role)
+        named: str | None = point.get(role)
+        args: dict[str, Any] | None = point.get(f"{role}_args")
+        what = role.replace("_", " ")
+        if named is None:
+            if current is None:
+                raise ChunkrecallError(
+                    f"{role}_args= gives arguments to the {what}, and this gold file has none "
+                    f"(set {role}:, or sweep {role}= too)"
+                )
+            return Component.of(current.name, current.obj, current.args if args is None else args)
+        obj = resolve(named, what=what, where="--chunkrecall-sweep")
+        return Component.of(named, obj, args or {})
+
+    def in_effect(self, name: str) -> Any:
+        """The value of the setup setting ``name`` this plan evaluates with, as a sweep's
+        configured row shows it (``None``: none is set)."""
+        if name in COMPONENT_ROLES:
+            component: Component | None = getattr(self, name)
+            return component.name if component is not None else None
+        role = name.removesuffix("_args")
+        if role in COMPONENT_ROLES:
+            component = getattr(self, role)
+            return dict(component.args) if component is not None else None
+        if name == "k":
+            return self.k()
+        if name == "candidates":
+            return self.candidates
+        if name == "match":
+            return self.settings.match or DEFAULT_MATCH
+        return getattr(self.settings, name)
 
     def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""
