@@ -52,12 +52,6 @@ def register(parser: pytest.Parser, setting: Setting) -> None:
         parser.addini(setting.option, setting.help, type="string")
 
 
-def ini_value(config: pytest.Config, key: str) -> Any:
-    """The ini option ``chunkrecall_<key>`` as pytest read it, a string stripped."""
-    value = config.getini(f"chunkrecall_{key}")
-    return value.strip() if isinstance(value, str) else value
-
-
 def ini_given(config: pytest.Config, name: str) -> Any:
     """The checked value of the ini option of row ``name``, or ``None`` where none is given.
 

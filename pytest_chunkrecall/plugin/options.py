@@ -13,7 +13,6 @@ import pytest
 from ..baseline import saved as baseline
 from ..baseline.gating import GateSettings
 from ..baseline.saved import Baseline
-from ..config.limits import k_problem
 from ..config.resolve import resolve
 from ..config.settings import SETTING_KEYS, Settings
 from ..config.table import (
@@ -85,8 +84,9 @@ OPTIONS = pytest.StashKey[Options]()
 def read(config: pytest.Config) -> Options:
     """Read and check every chunkrecall option; raises ``pytest.UsageError`` naming the bad one."""
     k = config.getoption("chunkrecall_k")
-    if k is not None and k_problem(k):
-        raise pytest.UsageError(f"--chunkrecall-k {k_problem(k)}")
+    problem = None if k is None else BY_NAME["k"].check(k)[1]
+    if problem:
+        raise pytest.UsageError(f"--chunkrecall-k {problem}")
     spec = config.getoption("chunkrecall_sweep")
     try:
         settings = sweep.parse(spec) if spec is not None else None
