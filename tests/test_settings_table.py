@@ -108,6 +108,10 @@ def test_the_native_toml_table_takes_numbers_tables_and_lists(shop):
             "ini option chunkrecall_k must be a whole number of chunks, e.g. 5, not True",
         ),
         (
+            "chunkrecall_k = 2.5",
+            "ini option chunkrecall_k must be a whole number of chunks, e.g. 5, not 2.5",
+        ),
+        (
             "chunkrecall_alpha = 0.7",
             "ini option chunkrecall_alpha must be above 0 and at most 0.5*",
         ),
@@ -130,6 +134,21 @@ def test_a_bad_native_toml_value_gets_the_same_check_as_its_text(shop, line, mes
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: {message}"])
     assert_no_internals(result)
+
+
+@NATIVE_TOML
+def test_one_pattern_in_the_native_table_may_be_text(shop):
+    _configure(
+        shop,
+        "pyproject.toml",
+        """
+            [tool.pytest]
+            pythonpath = ["."]
+            chunkrecall_corpus = "docs/policies.md"
+            """,
+    )
+    shop.gold(GOLD)
+    assert _report(shop)["corpus"] == "docs/policies.md"
 
 
 @NATIVE_TOML

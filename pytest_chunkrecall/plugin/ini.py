@@ -77,10 +77,12 @@ def ini_setting(config: pytest.Config, name: str) -> Any:
 def _raw(config: pytest.Config, setting: Setting) -> Any:
     try:
         value = config.getini(setting.option)
-    except (pytest.UsageError, TypeError, ValueError):
+    except (pytest.UsageError, TypeError, ValueError) as exc:
+        # What pytest refused is given to the row's check as the file has it, so that
+        # `chunkrecall_k = 2.5` is told what k takes, as `chunkrecall_k = 2.5` in pytest.ini is.
         native = native_value(config.inipath, setting.option)
-        if native is None or isinstance(native, str):
-            raise
+        if native is None:
+            raise pytest.UsageError(str(exc)) from None
         return native
     return value.strip() if isinstance(value, str) else value
 
