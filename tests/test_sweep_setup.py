@@ -156,3 +156,16 @@ def test_a_sweep_of_a_setting_is_checked_by_its_row_before_any_test(shop: Shop, 
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"ERROR: --chunkrecall-sweep*{message}"])
     assert "passed" not in result.stdout.str()
+
+
+def test_a_sweep_of_setup_settings_gives_the_same_rows_under_xdist(shop: Shop):
+    pytest.importorskip("xdist")
+    shop.write("rerank.py", RERANK)
+    shop.gold(
+        GOLD.replace("    k: 1\n", "    k: 1\n    reranker: rerank:keep\n    candidates: 3\n")
+    )
+    spec = "retriever_args={k1: 0.5},{k1: 2.0} reranker=rerank:keep,rerank:nothing"
+    _, alone = shop.report("--chunkrecall-sweep", spec)
+    _, spread = shop.report("--chunkrecall-sweep", spec, "-n", "2")
+    assert spread["sweep"]["rows"] == alone["sweep"]["rows"]
+    assert [row["hits"] for row in alone["sweep"]["rows"]] == [2, 2, 0, 2, 0]
