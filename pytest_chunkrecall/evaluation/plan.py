@@ -19,7 +19,6 @@ from ..config.settings import (
     DEFAULT_MATCH,
     DEFAULT_RETRIEVER,
     Settings,
-    check_setting,
 )
 from ..config.table import candidates_problem, resolved_k
 from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
@@ -183,18 +182,6 @@ class Plan:
     def with_chunker(self, chunker: Component) -> Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)
-
-    def with_candidates(self, candidates: Any) -> Plan:
-        """This plan with the first stage asked for ``candidates`` chunks (a sweep's setting).
-
-        Raises :class:`ChunkrecallError` when that is no number of chunks, or fewer than k.
-        """
-        value, problem = check_setting("candidates", candidates)
-        if problem is None:
-            problem = candidates_problem(value, self.k())
-        if problem is not None:
-            raise ChunkrecallError(f"candidates={candidates!r} {problem}")
-        return replace(self, settings=replace(self.settings, candidates=value))
 
     def at(self, point: Mapping[str, Any]) -> Plan:
         """This plan at a sweep's ``point``: each setup setting it names in place of this
