@@ -58,7 +58,7 @@ def test_a_bad_setting_is_a_usage_error(actions):
     actions.ini("chunkrecall_annotations = always")
     result = actions.run()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    assert "ini option chunkrecall_annotations must be auto or off, not 'always'" in (
+    assert "ini option chunkrecall_annotations must be one of auto, off, not 'always'" in (
         result.stderr.str()
     )
 

@@ -337,7 +337,7 @@ def test_a_case_the_baseline_has_as_a_lucky_hit(replicas, policy, outcomes, regr
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
-        ("chunkrecall_repeat = 0", "must be a whole number from 1 to 100, not '0'"),
+        ("chunkrecall_repeat = 0", "must be a whole number from 1 to 100, not 0"),
         ("chunkrecall_repeat = x", "must be a whole number from 1 to 100, not 'x'"),
         ("chunkrecall_unstable = maybe", "must be one of strict, quarantine, not 'maybe'"),
     ],

@@ -16,12 +16,11 @@ from ..config.settings import (
     DEFAULT_CHUNKER,
     DEFAULT_DEPTH,
     DEFAULT_FUZZY_THRESHOLD,
-    DEFAULT_K,
     DEFAULT_MATCH,
     DEFAULT_RETRIEVER,
     Settings,
-    check_setting,
 )
+from ..config.table import candidates_problem, resolved_k
 from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
@@ -33,6 +32,9 @@ from .repeat import combined
 from .results import CaseResult
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
+
+COMPONENT_ROLES = ("loader", "reference_loader", "chunker", "retriever", "reranker")
+"""The settings that name a function a plan holds resolved, each its own field."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +136,7 @@ class Plan:
         Without a case, the gold file's k, as its summary line names it.
         """
         own = case.k if case is not None else None
-        return self.k_override or own or self.settings.k or DEFAULT_K
+        return resolved_k(self.k_override, own, self.settings.k)
 
     @property
     def candidates(self) -> int:
@@ -181,17 +183,68 @@ class Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)
 
-    def with_candidates(self, candidates: Any) -> Plan:
-        """This plan with the first stage asked for ``candidates`` chunks (a sweep's setting).
+    def at(self, point: Mapping[str, Any]) -> Plan:
+        """This plan at a sweep's ``point``: each setup setting it names in place of this
+        plan's (``k`` over ``--chunkrecall-k`` too).
 
-        Raises :class:`ChunkrecallError` when that is no number of chunks, or fewer than k.
+        A function named anew is imported, with the point's arguments for it or none;
+        arguments alone go to the configured function. Raises :class:`ChunkrecallError`
+        saying why the point cannot be evaluated.
         """
-        value, problem = check_setting("candidates", candidates)
-        if problem is None and value < self.k():
-            problem = f"is less than k ({self.k()})"
-        if problem is not None:
-            raise ChunkrecallError(f"candidates={candidates!r} {problem}")
-        return replace(self, settings=replace(self.settings, candidates=value))
+        changed = replace(self, settings=replace(self.settings, **point))
+        if "k" in point:
+            changed = replace(changed, k_override=point["k"])
+        components: dict[str, Any] = {
+            role: self._component_at(role, point)
+            for role in COMPONENT_ROLES
+            if role in point or f"{role}_args" in point
+        }
+        changed = replace(changed, **components)
+        for role in ("chunker", "retriever"):
+            component: Component | None = components.get(role)
+            if component is None:
+                continue
+            problem = check_arguments(component.obj, component.args, role=role)
+            if problem:
+                raise ChunkrecallError(f"{role} {component.name}: {problem}")
+        if changed.reranker is not None:
+            problem = candidates_problem(changed.candidates, changed.k())
+            if problem is not None:
+                raise ChunkrecallError(f"candidates={changed.candidates} {problem}")
+        return changed
+
+    def _component_at(self, role: str, point: Mapping[str, Any]) -> Component:
+        current: Component | None = getattr(self, role)
+        named: str | None = point.get(role)
+        args: dict[str, Any] | None = point.get(f"{role}_args")
+        what = role.replace("_", " ")
+        if named is None:
+            if current is None:
+                raise ChunkrecallError(
+                    f"{role}_args= gives arguments to the {what}, and this gold file has none "
+                    f"(set {role}:, or sweep {role}= too)"
+                )
+            return Component.of(current.name, current.obj, current.args if args is None else args)
+        obj = resolve(named, what=what, where="--chunkrecall-sweep")
+        return Component.of(named, obj, args or {})
+
+    def in_effect(self, name: str) -> Any:
+        """The value of the setup setting ``name`` this plan evaluates with, as a sweep's
+        configured row shows it (``None``: none is set)."""
+        if name in COMPONENT_ROLES:
+            component: Component | None = getattr(self, name)
+            return component.name if component is not None else None
+        role = name.removesuffix("_args")
+        if role in COMPONENT_ROLES:
+            component = getattr(self, role)
+            return dict(component.args) if component is not None else None
+        if name == "k":
+            return self.k()
+        if name == "candidates":
+            return self.candidates
+        if name == "match":
+            return self.settings.match or DEFAULT_MATCH
+        return getattr(self.settings, name)
 
     def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""
@@ -201,6 +254,10 @@ class Plan:
             facts["reranker"] = second.name
             facts["reranker_args"] = self.reranker.args if self.reranker is not None else {}
             facts["candidates"] = self.candidates
+        if self.loader is not None:
+            facts["loader"] = self.loader.name
+        if self.reference_loader is not None:
+            facts["reference_loader"] = self.reference_loader.name
         return facts
 
     def _facts(self, suite: Suite) -> GoldFacts:
@@ -341,14 +398,13 @@ def _check_candidates(the_plan: Plan) -> None:
     if the_plan.reranker is None and settings.candidates is None:
         return
     for case in (None, *the_plan.gold.cases):
-        k = the_plan.k(case)
-        if k > the_plan.candidates:
-            where = settings.where("candidates")
+        where = settings.where("candidates")
+        problem = candidates_problem(the_plan.candidates, the_plan.k(case))
+        if problem is not None:
             raise ChunkrecallError(
                 f"candidates ({the_plan.candidates}"
                 + (f", set at {where}" if where else ", the default")
-                + f") is less than k ({k}): the reranker picks the top k from the candidates; "
-                "raise candidates or lower k",
+                + f") {problem}",
                 where=f"{the_plan.name}:{case.line}"
                 if case is not None and case.k
                 else where or the_plan.name,

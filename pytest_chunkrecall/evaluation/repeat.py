@@ -26,9 +26,6 @@ POLICIES: tuple[Policy, ...] = ("strict", "quarantine")
 """``chunkrecall_unstable``: an unstable case's outcome is its worst result (``strict``), or an
 expected failure left out of the baseline comparison (``quarantine``)."""
 
-MAX_REPEAT = 100
-"""The most times ``chunkrecall_repeat`` asks each question."""
-
 SEVERITY: tuple[Verdict, ...] = (
     "hit",
     "reranked_out",

@@ -22,12 +22,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from .ini import ini_value
+from .ini import ini_setting
 
 if TYPE_CHECKING:
     from .owner import RunOwner
 
-ANNOTATIONS = ("auto", "off")
 GOLD_SUFFIXES = (".yaml", ".yml")
 MAX_MESSAGE = 4_000  # characters of the failure shown in the annotation; the log has it all
 # pytest-github-actions-annotate-failures registers its reporter under this name
@@ -38,23 +37,11 @@ OWNER = "chunkrecall-owner"
 Level = Literal["error", "warning"]
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini(
-        "chunkrecall_annotations",
-        "GitHub workflow commands on the gold line of each failing case when "
-        "GITHUB_ACTIONS=true: auto (default) or off",
-    )
-
-
 @pytest.hookimpl(trylast=True)  # after pytest-github-actions-annotate-failures registered
 def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return
-    setting = ini_value(config, "annotations") or "auto"
-    if setting not in ANNOTATIONS:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_annotations must be auto or off, not {setting!r}"
-        )
+    setting = ini_setting(config, "annotations")
     if setting == "off" or os.environ.get("GITHUB_ACTIONS") != "true":
         return
     if hasattr(config, "workerinput"):
@@ -95,7 +82,7 @@ class Annotations:
     def __init__(self, config: pytest.Config, theirs: Any) -> None:
         self.config = config
         self.theirs = theirs
-        self.gate = ini_value(config, "gate") or "cases"
+        self.gate = ini_setting(config, "gate")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:

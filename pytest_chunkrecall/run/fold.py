@@ -21,6 +21,7 @@ from typing import Any
 from ..baseline.reasons import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
+from ..config.table import SETUP_KEYS
 from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.repeat import Policy
@@ -31,19 +32,6 @@ from .entry import CaseEntry, order_key
 REPORT_FORMAT = 1
 """The JSON report's ``chunkrecall_report`` version: what a fold's report is written as and
 read back from."""
-
-SETUP_KEYS = (
-    "chunker",
-    "chunker_args",
-    "retriever",
-    "retriever_args",
-    "k",
-    "match",
-    "reranker",
-    "reranker_args",
-    "candidates",
-)
-"""What the baseline records of each gold file's setup (the reranker's keys only with one)."""
 
 WORST_SPLITS = 10
 """How many of the longest split spans the Markdown summary lists."""
