@@ -16,6 +16,7 @@ import yaml
 
 from .config.settings import did_you_mean
 from .errors import counted
+from .files import not_regular
 from .gold import FILE_KEYS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -61,6 +62,37 @@ def gold_pattern_problem(pattern: str, matches: list[Path], rootdir: Path) -> st
         return f"{head} matches no file under {rootdir}: {found} {where}"
     found = f"{len(outside):,} of the {counted(len(matches), 'file')} it matches lie"
     return f"{head}: {found} {where}, such as {outside[0]}"
+
+
+_BINARY_PROBE = 8192  # bytes read to tell a binary file from text
+
+
+def gold_path_problem(path: Path) -> str | None:
+    """Why ``path``, given on a command line as a gold file, cannot be read as one (it does
+    not exist, is a folder, a FIFO or another special file, or holds binary data), or ``None``.
+
+    A FIFO is refused before it is opened: reading one waits for a writer for ever.
+    """
+    if not path.exists():
+        return f"gold file {path} does not exist; give the path of a gold YAML file"
+    if path.is_dir():
+        return (
+            f"gold file {path} is a folder, not a file; give the gold YAML files in it, "
+            f"e.g. {path / '*.yaml'}"
+        )
+    kind = not_regular(path)
+    if kind is not None:
+        return f"gold file {path}: {kind}; give the path of a gold YAML file"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_BINARY_PROBE)
+    except OSError as exc:
+        return f"gold file {path} cannot be read: {exc.strerror or exc}"
+    if b"\0" in head:
+        return (
+            f"gold file {path} is a binary file, not YAML text; give the path of a gold YAML file"
+        )
+    return None
 
 
 def is_gold_file(path: Path) -> bool:
