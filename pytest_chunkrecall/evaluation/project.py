@@ -49,7 +49,8 @@ class Project:
 
     ``ini`` holds the gold-file settings the ini file gives (with their origins);
     ``roots`` the folders corpus files may come from (the rootdir first);
-    ``gold`` the ``chunkrecall_gold`` patterns (empty: the default discovery).
+    ``gold`` the ``chunkrecall_gold`` patterns (empty: the default discovery);
+    ``pythonpath`` and ``testpaths`` pytest's own options of those names.
     """
 
     rootdir: Path
@@ -58,6 +59,7 @@ class Project:
     roots: tuple[Path, ...] = ()
     gold: tuple[str, ...] = ()
     pythonpath: tuple[str, ...] = ()
+    testpaths: tuple[str, ...] = ()
 
     def importable(self) -> None:
         """Put the ini file's ``pythonpath`` folders on ``sys.path``, where pytest would
@@ -92,6 +94,7 @@ def _project(rootdir: Path, inifile: Path, options: Mapping[str, Any]) -> Projec
         corpus_roots(rootdir, _lines(options.get(ROOTS_OPTION))),
         _lines(options.get("chunkrecall_gold")),
         _lines(options.get("pythonpath")),
+        _lines(options.get("testpaths")),
     )
 
 
