@@ -175,3 +175,19 @@ def test_around_an_empty_text_is_refused(capsys, project, text):
     assert (status, out) == (2, "")
     assert "has no text to look for; give a passage" in err
     assert "occurs in no document" not in err
+
+
+def test_pytest_9_native_toml_table_configures_the_command(capsys, project):
+    (project.path / "pytest.ini").unlink()
+    project.write(
+        "pyproject.toml",
+        '[tool.pytest]\npythonpath = ["."]\n'
+        'chunkrecall_corpus = ["docs/care.md"]\n'
+        "chunkrecall_chunker_args = {size = 50, overlap = 10}\n",
+    )
+    project.gold("cases:\n  - question: q\n    needle: saddle soap\n")
+    status, out, err = command(capsys, "chunks", "gold/policies.yaml", "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["chunker_args"] == {"size": 50, "overlap": 10}
+    assert [d["doc"] for d in data["documents"]] == ["docs/care.md"]
