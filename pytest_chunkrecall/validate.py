@@ -43,6 +43,7 @@ from .text.matcher import Matcher
 VALIDATE_HELP = "Check gold files against the loaded corpus, without running any retriever"
 _WINDOW = 1_000  # characters of the windows the closest text is searched in
 _WINDOW_OVERLAP = 200
+_TRAILING = ".,;:"  # punctuation left off the end of a closest text
 # Texts of a case other than its span and needles that must occur in the corpus, by the
 # case attribute that holds them, with what it means when one does not. A gold-file key
 # that this version does not know yet is simply not on the case.
@@ -264,8 +265,11 @@ def _absent(
     )
     if best is None or best.doc is None:
         return f"{head}, nor anything like it"
-    line = corpus.line(best.doc, best.text)
-    return f"{head}; closest: {json.dumps(best.text, ensure_ascii=False)} ({best.doc}:{line})"
+    # without the punctuation that ends its last word: still text the corpus has, and a
+    # needle rather than a piece of a sentence
+    text = best.text.rstrip(_TRAILING) or best.text
+    line = corpus.line(best.doc, text)
+    return f"{head}; closest: {json.dumps(text, ensure_ascii=False)} ({best.doc}:{line})"
 
 
 class _Corpus:

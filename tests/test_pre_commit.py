@@ -79,7 +79,7 @@ def test_try_repo_passes_the_good_gold_file_and_names_the_bad_one(tmp_path, tmp_
     assert every.returncode == 1, every.stdout + every.stderr
     assert (
         "gold/bad.yaml:3: case 'express': needle '3 business days' is not in the corpus; "
-        'closest: "2 business days." (docs/policies.md:2)'
+        'closest: "2 business days" (docs/policies.md:2)'
     ) in every.stdout
     assert "gold/good.yaml" not in every.stdout
     assert "validate: 2 gold files, 2 cases: 1 problem" in every.stdout

@@ -229,3 +229,13 @@ def test_changed_files_select_the_gold_files_they_touch(capsys, project):
     assert "gold/policies.yaml:3:" in out and "gold/care.yaml" not in out
     status, out, _ = command(capsys, "validate", "--changed", "README.md")
     assert status == 0 and out.startswith("validate: 0 gold files, 0 cases: no problems")
+
+
+def test_the_closest_text_ends_at_its_last_word_not_its_punctuation(capsys, project):
+    project.write("docs/shipping.md", "Express shipping takes 2 business days.\n")
+    project.gold(
+        "corpus: ../docs/shipping.md\ncases:\n  - question: q\n    needle: 3 business days\n"
+    )
+    status, out, _ = command(capsys, "validate", "gold/policies.yaml")
+    assert status == 1
+    assert out.splitlines()[0].endswith('closest: "2 business days" (docs/shipping.md:1)'), out
