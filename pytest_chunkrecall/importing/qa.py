@@ -83,23 +83,11 @@ def import_qa(
     cases: list[GoldCase] = []
     unresolved: list[Unresolved] = []
     for row in rows:
-        question, answer = require(row, "question"), require(row, "answer")
-        case_id = ids.claim(row.fields.get("id"), question, where=row.where)
-        within = _documents(row, sources, gold_dir)
-        places = [place for source in within for place in occurrences(source, answer)]
-        if len(places) == 1 and _on_topic(question, places[0]):
-            cases.append(_case(case_id, question, places[0], gold_dir))
-            continue
-        only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
-        doc = relative(only.path, gold_dir) if only and only.path else None
-        case = GoldCase(case_id, question, answer, doc=doc)
-        if len(places) == 1:
-            unresolved.append(Unresolved(case, _off_topic(case_id, places[0]), NO_OVERLAP))
-        elif places:
-            unresolved.append(Unresolved(case, _ambiguous(case_id, places), "ambiguous"))
+        anchored = _anchored(row, ids, sources, gold_dir, setup)
+        if isinstance(anchored, GoldCase):
+            cases.append(anchored)
         else:
-            said = _not_found(case_id, answer, within) + _lost(answer, within, setup)
-            unresolved.append(Unresolved(case, said, "not found"))
+            unresolved.append(anchored)
     patterns = [relative(cwd / pattern, gold_dir) for pattern in corpus]
     settings: dict[str, str | list[str]] = {
         "corpus": patterns[0] if len(patterns) == 1 else patterns
@@ -131,6 +119,27 @@ def import_qa(
         tuple(ids.renamed),
         kinds.count(NO_OVERLAP),
     )
+
+
+def _anchored(
+    row: Row, ids: Ids, sources: list[Source], gold_dir: Path, setup: Setup
+) -> GoldCase | Unresolved:
+    """The case of one row whose answer occurs once, on topic; else what settles it."""
+    question, answer = require(row, "question"), require(row, "answer")
+    case_id = ids.claim(row.fields.get("id"), question, where=row.where)
+    within = _documents(row, sources, gold_dir)
+    places = [place for source in within for place in occurrences(source, answer)]
+    if len(places) == 1 and _on_topic(question, places[0]):
+        return _case(case_id, question, places[0], gold_dir)
+    only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
+    doc = relative(only.path, gold_dir) if only and only.path else None
+    case = GoldCase(case_id, question, answer, doc=doc)
+    if len(places) == 1:
+        return Unresolved(case, _off_topic(case_id, places[0]), NO_OVERLAP)
+    if places:
+        return Unresolved(case, _ambiguous(case_id, places), "ambiguous")
+    said = _not_found(case_id, answer, within) + _lost(answer, within, setup)
+    return Unresolved(case, said, "not found")
 
 
 def _corpus(
