@@ -26,7 +26,7 @@ from pathlib import Path
 
 from .chunking.chunk import Chunk
 from .corpus import Document, document_id, matches_pattern
-from .discovery import gold_files_of, gold_path_problem
+from .discovery import collected_as_gold, gold_files_of, gold_path_problem
 from .errors import ChunkrecallError, counted, trimmed
 from .evaluation.chunk_map import ChunkMap
 from .evaluation.closest import closest
@@ -112,14 +112,23 @@ def _common_folder(paths: Sequence[Path], cwd: Path) -> Path:
 
 def _chosen(paths: Sequence[Path], project: Project, *, changed: bool) -> list[Path]:
     """The gold files to check: those named, else those pytest collects; with ``changed``,
-    the collected ones that are among the paths or whose corpus holds one of them."""
+    the changed gold files (collected, or gold files by the default discovery wherever they
+    are, as ``pytest FOLDER`` collects them) and the collected ones whose corpus holds a
+    changed file."""
     if paths and not changed:
         return [path.resolve() for path in paths]
     collected = gold_files_of(project.rootdir, project.gold, project.testpaths)
     if not changed:
         return collected
     touched = {path.resolve() for path in paths}
-    return [path for path in collected if path in touched or _reads_any(path, project, touched)]
+    chosen = set(collected) if project.gold else None
+    named = {
+        path
+        for path in touched
+        if path.is_file() and collected_as_gold(path, project.rootdir, chosen)
+    }
+    reading = {path for path in collected if _reads_any(path, project, touched)}
+    return sorted(named | reading)
 
 
 def _reads_any(gold_path: Path, project: Project, touched: set[Path]) -> bool:

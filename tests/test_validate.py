@@ -239,3 +239,16 @@ def test_the_closest_text_ends_at_its_last_word_not_its_punctuation(capsys, proj
     status, out, _ = command(capsys, "validate", "gold/policies.yaml")
     assert status == 1
     assert out.splitlines()[0].endswith('closest: "2 business days" (docs/shipping.md:1)'), out
+
+
+def test_a_changed_gold_file_outside_testpaths_is_checked_as_pytest_folder_collects_it(
+    capsys, project
+):
+    project.ini("testpaths = gold\n")
+    project.gold(CARE_GOLD.replace("../docs", "../../docs"), "pages/gold/care.yaml")
+    _, out, _ = command(capsys, "validate")
+    assert "pages/gold" not in out  # pytest without arguments does not collect it
+    status, out, _ = command(capsys, "validate", "--changed", "pages/gold/care.yaml")
+    assert status == 1
+    assert out.splitlines()[0].startswith("pages/gold/care.yaml:6: case 'storage'")
+    assert "gold/care.yaml:6" not in out.replace("pages/gold/care.yaml:6", "")
