@@ -1,4 +1,4 @@
-"""The CI workflows the README and the manual show, run here step by step as written."""
+"""The CI workflows the manual shows, run here step by step as written."""
 
 from __future__ import annotations
 
@@ -61,14 +61,20 @@ def shell(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess
     )
 
 
-def test_the_readme_workflow_is_the_manual_s():
-    (readme,) = yaml_blocks(README[README.index("## In CI") :])
-    assert readme in yaml_blocks(CI_GATE)
+def gate_workflow() -> str:
+    """The manual's workflow that accepts a baseline on push and gates pull requests."""
+    (workflow,) = [block for block in yaml_blocks(CI_GATE) if "Restore the baseline" in block]
+    return workflow
+
+
+def test_the_readme_points_to_the_manual_s_workflow():
+    assert "(docs/ci-gate.md#github-actions)" in README
+    assert "pull_request" in gate_workflow()
 
 
 def run_readme_workflow(shop: Shop, tmp: Path, bin_dir: Path, event: str) -> Any:
-    """Each step of the README's job, for a ``push`` or a ``pull_request`` event."""
-    (workflow,) = yaml_blocks(README[README.index("## In CI") :])
+    """Each step of the manual's gate job, for a ``push`` or a ``pull_request`` event."""
+    workflow = gate_workflow()
     steps = yaml.safe_load(workflow)["jobs"]["recall"]["steps"]
     ran = None
     for step in steps:
@@ -87,7 +93,7 @@ def run_readme_workflow(shop: Shop, tmp: Path, bin_dir: Path, event: str) -> Any
             continue
         done = shell(command, shop.path, bin_dir)
         assert done.returncode == 0, done.stderr
-    assert ran is not None, "the README's workflow does not use the action"
+    assert ran is not None, "the manual's workflow does not use the action"
     return ran
 
 
@@ -97,11 +103,11 @@ def _expression(value: str, event: str) -> str:
 
 
 def _true(condition: str, event: str) -> bool:
-    """The only conditions the README's workflow has: always(), and the event's name."""
+    """The only conditions the manual's workflow has: always(), and the event's name."""
     if condition == "always()":
         return True
     found = re.fullmatch(r"github\.event_name == '(\w+)'", condition)
-    assert found, f"the README's workflow has a condition this test cannot evaluate: {condition}"
+    assert found, f"the manual's workflow has a condition this test cannot evaluate: {condition}"
     return found.group(1) == event
 
 

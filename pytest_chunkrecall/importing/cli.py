@@ -60,6 +60,18 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         metavar="GOLD",
         help="The gold file to write, e.g. gold/faq.yaml",
     )
+    qa.add_argument(
+        "--loader",
+        metavar="MODULE:ATTR",
+        help="Read the corpus files through this loader (default: the ini's chunkrecall_loader); "
+        "written into the gold file",
+    )
+    qa.add_argument(
+        "--reference-loader",
+        metavar="MODULE:ATTR",
+        help="Read the source text of files that are not text-like through this extractor, "
+        "to tell an answer the loader lost (default: the ini's chunkrecall_reference_loader)",
+    )
     _force(qa)
     qa.set_defaults(handler=_qa)
     chroma = kinds.add_parser(
@@ -128,7 +140,14 @@ def _squad(args: argparse.Namespace) -> int:
 
 
 def _qa(args: argparse.Namespace) -> int:
-    found = import_qa(args.file, args.corpus, args.out, force=args.force)
+    found = import_qa(
+        args.file,
+        args.corpus,
+        args.out,
+        force=args.force,
+        loader=args.loader,
+        reference_loader=args.reference_loader,
+    )
     found.output.write()
     print(
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "

@@ -16,9 +16,10 @@ from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
 from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
-from ..evaluation.plan import Plan, Supplied, plan
+from ..evaluation.plan import Plan, plan
 from ..evaluation.repeat import ranks_text
 from ..evaluation.results import CaseResult
+from ..evaluation.setup import Supplied
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
 from ..render.failure import explain, printable
