@@ -156,6 +156,103 @@ def test_the_gold_file_names_the_loader_and_an_expected_loss_is_xfail(html_shop:
     result.stdout.fnmatch_lines(["*XFAIL*refund-window*unparsed*get_text()*"])
 
 
+# ---------------------------------------------------------------- inline and block markup
+
+GUIDE = """\
+<html><body>
+<h2>Configuration</h2><p>Settings live in <code>quillstack.toml</code>.</p>
+<ul><li>Personal token</li><li>90 days</li></ul>
+</body></html>
+"""
+
+# XQuAD-style paragraphs, with a <wbr> where a long word may break
+PARAGRAPHS = """\
+<html><body>
+<p>The Steelers play their home games in Pitts<wbr>burgh, Pennsylvania.</p>
+<p>The team was founded in 1933 by Art Rooney.</p>
+</body></html>
+"""
+
+SOUP_LOADERS = '''
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+
+def _soup(path):
+    return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+
+
+def glued(path):
+    """get_text(): every string run together, list items and cells included."""
+    return _soup(path).get_text()
+
+
+def spaced(path):
+    """get_text(" "): a space between every two strings, inline ones included."""
+    return _soup(path).get_text(" ")
+'''
+
+MARKUP_CASES = """
+    corpus: ../docs/*.html
+    chunker_args: {size: 400, overlap: 0}
+    cases:
+      - id: config-file
+        question: Where do settings live?
+        needle: quillstack.toml.
+      - id: token-expiry
+        question: When does a personal token expire?
+        needle: Personal token 90 days
+      - id: home
+        question: Where do the Steelers play?
+        needle: Pittsburgh, Pennsylvania
+"""
+
+
+@pytest.fixture
+def markup_shop(shop: Shop) -> Shop:
+    shop.write("docs/guide.html", GUIDE)
+    shop.write("docs/steelers.html", PARAGRAPHS)
+    shop.write("loaders.py", SOUP_LOADERS)
+    shop.gold(MARKUP_CASES)
+    return shop
+
+
+@pytest.mark.parametrize(
+    ("loader", "verdicts"),
+    [
+        # get_text() glues the list items: what it lost is the loader's, not the gold's
+        ("glued", {"config-file": "hit", "token-expiry": "unparsed", "home": "hit"}),
+        # get_text(" ") keeps them apart, and puts a space into code and a <wbr> word
+        ("spaced", {"config-file": "unparsed", "token-expiry": "hit", "home": "unparsed"}),
+    ],
+)
+def test_the_reference_reads_html_as_a_browser_lays_it_out(
+    markup_shop: Shop, loader: str, verdicts: dict[str, str]
+) -> None:
+    """Inline elements (code, wbr) separate nothing and block elements (li, p) do, so a
+    BeautifulSoup loader that glues blocks or spaces inline text loses a fact to loading,
+    never to the gold data: ``unparsed``, with the reference text that has it."""
+    markup_shop.ini(f"chunkrecall_loader = loaders:{loader}\n")
+    result, report = markup_shop.report()
+    cases = {case["id"]: case for case in report["cases"]}
+    assert {name: case["verdict"] for name, case in cases.items()} == verdicts
+    lost = [case["loading"] for case in cases.values() if case["verdict"] == "unparsed"]
+    assert all(loss["reference"] for loss in lost)
+    assert_no_internals(result)
+
+
+def test_a_wbr_splits_no_word_and_a_code_element_no_sentence() -> None:
+    assert " ".join(markup_text(PARAGRAPHS).split()).startswith(
+        "The Steelers play their home games in Pittsburgh, Pennsylvania."
+    )
+    text = " ".join(markup_text(GUIDE).split())
+    assert "Settings live in quillstack.toml." in text
+    assert "Personal token 90 days" in text
+    assert "Configuration Settings" in text  # a heading and a paragraph: two blocks
+    assert " ".join(markup_text("a<br>b<br/>c<span>d</span><b>e</b>").split()) == "a b cde"
+
+
 # ---------------------------------------------------------------- a two-column PDF
 
 PDF_LOADERS = '''
@@ -345,7 +442,7 @@ def test_an_unparsed_case_is_a_known_miss_and_exports_with_no_holding_chunk(
 # ---------------------------------------------------------------- the pure core
 
 
-def test_the_reference_of_markup_is_its_text_with_every_tag_a_space() -> None:
+def test_the_reference_of_markup_is_its_text_with_every_block_tag_a_space() -> None:
     text = markup_text(
         "<p>A&amp;B</p><td>30</td><td>days</td><script>var x = '9 dollars';</script>"
         "<!-- 12 months --><x><![CDATA[1 < 2]]></x>"
