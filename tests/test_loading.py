@@ -502,3 +502,34 @@ def test_the_example_s_help_pages_show_an_unparsed_case_expected_to_fail(
         "hit"
     }
     assert cases["mattress-pickup-fee"]["loading"]["loaded"].startswith("Mattresses$99")
+
+
+def test_span_split_of_an_absent_case_speaks_of_what_the_corpus_has(shop: Shop) -> None:
+    """Missing text is cut by no boundary: span_split is false, unless a needle the corpus
+    does have is split (as docs/verdicts.md says)."""
+    shop.write("docs/short.md", "The refund window is 30 days. Express shipping takes 2 days.")
+    shop.gold(
+        """
+        corpus: ../docs/short.md
+        chunker_args: {size: 40, overlap: 0}
+        cases:
+          - id: missing
+            question: Is gift wrap free?
+            needle: gift wrap is free
+          - id: missing-and-split
+            question: Is gift wrap free with express shipping?
+            needles: [gift wrap is free, Express shipping]
+        """
+    )
+    cases = shop.cases()
+    assert (cases["missing"]["verdict"], cases["missing"]["span_split"]) == ("absent", False)
+    assert (cases["missing-and-split"]["verdict"], cases["missing-and-split"]["span_split"]) == (
+        "absent",
+        True,
+    )
+
+
+def test_span_split_of_an_unparsed_case_is_false(markup_shop: Shop) -> None:
+    markup_shop.ini("chunkrecall_loader = loaders:glued\n")
+    case = markup_shop.cases()["token-expiry"]
+    assert (case["verdict"], case["span_split"]) == ("unparsed", False)

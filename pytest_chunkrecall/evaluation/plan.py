@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -381,13 +382,27 @@ def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, 
         if not found:
             shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
             where = "relative to the gold file" if plan.documents is None else "a document id"
+            meant = (
+                None if plan.documents is not None else _from_rootdir(pattern, gold, rootdir, plan)
+            )
             raise ChunkrecallError(
                 f"doc {pattern!r} matches no corpus document (a path or glob {where}); "
-                f"the corpus has {shown}",
+                + (f"did you mean doc: {meant}? " if meant else "")
+                + f"the corpus has {shown}",
                 where=f"{name}:{case.line}",
             )
         pins[pattern] = found
     return pins
+
+
+def _from_rootdir(pattern: str, gold: GoldFile, rootdir: Path, plan: Plan) -> str | None:
+    """``pattern`` rewritten relative to the gold file, when it was written relative to the
+    rootdir (``site/a.html`` for ``../site/a.html``) and names corpus documents that way."""
+    files = {path.resolve() for path in plan.files}
+    named = glob.glob(str(rootdir / pattern), recursive=True)
+    if not any(Path(found).resolve() in files for found in named):
+        return None
+    return Path(os.path.relpath(rootdir / pattern, gold.path.parent)).as_posix()
 
 
 def _component(
