@@ -149,8 +149,9 @@ class CaseResult:
     source files whose reference text a missing span could not be checked against, and why.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
-    each one's rank (``None``: it missed the top k). Asked once, both are ``None`` and
-    its JSON has neither key.
+    each one's rank (``None``: it missed the top k), and ``varied`` says in words what
+    differed between them (the verdict, the holding rank, the chunk), ``""`` when they
+    agreed. Asked once, all three are ``None`` and its JSON has none of the keys.
     """
 
     gold_file: str
@@ -192,6 +193,7 @@ class CaseResult:
     reference_notes: list[str] = field(default_factory=list)
     unstable: bool | None = None
     ranks_seen: list[int | None] | None = None
+    varied: str | None = None
 
     @property
     def hit(self) -> bool:
@@ -202,10 +204,12 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its
-        deep copies); a case asked once has no ``unstable`` and ``ranks_seen`` keys."""
+        deep copies); a case asked once has no ``unstable``, ``ranks_seen`` and ``varied`` keys."""
         plain: dict[str, Any] = _plain(self)
         if self.ranks_seen is None:
-            del plain["unstable"], plain["ranks_seen"]
+            del plain["unstable"], plain["ranks_seen"], plain["varied"]
+        elif self.varied is None:
+            del plain["varied"]
         return plain
 
     @classmethod

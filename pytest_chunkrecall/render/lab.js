@@ -257,7 +257,7 @@
     row("verdict", h("span", {}, [verdictBadge(c.verdict), has(c.rank) ? " at rank " + c.rank + " of k=" + c.k : " (k=" + c.k + ")", c.span_split ? " \u2014 the span is whole in no chunk" : ""]));
     if (has(c.candidate_rank)) row("candidate rank", h("span", {}, ["the holding chunk was candidate " + c.candidate_rank + " of " + c.candidates + " for the reranker ", bdi(c.reranker || ""), has(c.candidate_score) ? " (first-stage score " + num(c.candidate_score, 4) + ")" : ""]));
     else if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
-    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", "));
+    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", ") + (c.varied ? "; " + c.varied : ""));
     if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
     if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
     if (c.loading) {

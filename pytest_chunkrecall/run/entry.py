@@ -77,6 +77,7 @@ class CaseEntry(_EveryCase, total=False):
     reference_notes: list[str]
     unstable: bool
     ranks_seen: list[int | None]
+    varied: str
     sweep: list[dict[str, Any]]
 
 
