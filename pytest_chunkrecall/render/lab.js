@@ -186,14 +186,21 @@
       sec.appendChild(funnel(t.funnel, v, o.gold_files || []));
     }
     sec.appendChild(h("h3", { text: "Gold files" }));
+    // with a second stage, the first stage's depth and the reranker have columns of their own
+    var reranked = (o.gold_files || []).some(function (g) { return g.reranker; });
     sec.appendChild(table(
-      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever", "k"],
+      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever"]
+        .concat(reranked ? ["candidates", "reranker"] : [], ["k"]),
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
+        var stage = !reranked ? [] : g.reranker
+          ? [g.candidates, h("span", {}, [bdi(g.reranker), g.reranker_args && Object.keys(g.reranker_args).length ? h("span", {}, ["(", args(g.reranker_args), ")"]) : null])]
+          : ["", "none"];
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
           counted.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
-          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever, g.k];
-      }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
+          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever]
+          .concat(stage, [g.k]);
+      }), [0, 0, 1, 1, 0, 1, 0, 0].concat(reranked ? [1, 0] : [], [1])));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
       var kmax = o.curve[o.curve.length - 1][0];
