@@ -533,3 +533,63 @@ def test_span_split_of_an_unparsed_case_is_false(markup_shop: Shop) -> None:
     markup_shop.ini("chunkrecall_loader = loaders:glued\n")
     case = markup_shop.cases()["token-expiry"]
     assert (case["verdict"], case["span_split"]) == ("unparsed", False)
+
+
+# ---------------------------------------------------------------- a needle the loader glued
+
+TOKENS = """\
+<html><body>
+<h2>Personal tokens</h2>
+<table><tr><td>Personal token</td><td>90</td><td>days</td></tr></table>
+</body></html>
+"""
+
+SESSIONS = """\
+# Sessions
+
+Browser sessions end after 90 days without a sign-in.
+"""
+
+
+@pytest.fixture
+def glued_shop(shop: Shop) -> Shop:
+    shop.write("docs/tokens.html", TOKENS)
+    shop.write("docs/sessions.md", SESSIONS)
+    shop.write("loaders.py", SOUP_LOADERS)
+    shop.ini("chunkrecall_loader = loaders:glued\n")
+    shop.gold(
+        """
+        corpus: [../docs/tokens.html, ../docs/sessions.md]
+        chunker_args: {size: 400, overlap: 0}
+        k: 1
+        cases:
+          - id: token-expiry
+            question: When does a personal token expire?
+            needle: 90 days
+        """
+    )
+    return shop
+
+
+def test_a_needle_the_loader_glued_is_named_beside_the_ranking_loss(glued_shop: Shop) -> None:
+    """get_text() reads the table row as 'Personal token90days'; the unrelated sessions page
+    also says 90 days, so the case is ranked_out, and the message says that the retrieved
+    chunk holds the needle glued, with the hint to pin the case."""
+    result, report = glued_shop.report()
+    case = report["cases"][0]
+    assert case["verdict"] == "ranked_out"
+    assert case["glued"] == {"pattern": "90 days", "text": "token90days", "rank": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "  a retrieved chunk (rank 1) holds '90 days' glued: 'token90days'; the loader may "
+            "have joined two cells",
+            "  pin the case with doc: to the document that answers*",
+        ]
+    )
+    assert_no_internals(result)
+
+
+def test_a_needle_spaced_as_written_is_not_called_glued(glued_shop: Shop) -> None:
+    glued_shop.ini("chunkrecall_loader = loaders:spaced\n")
+    case = glued_shop.cases()["token-expiry"]
+    assert (case["verdict"], case["glued"]) == ("hit", None)

@@ -74,6 +74,7 @@ class CaseEntry(_EveryCase, total=False):
     candidate_score: float | None
     reranker: str | None
     loading: dict[str, Any] | None
+    glued: dict[str, Any] | None
     reference_notes: list[str]
     unstable: bool
     ranks_seen: list[int | None]
