@@ -382,9 +382,7 @@ def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, 
         if not found:
             shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
             where = "relative to the gold file" if plan.documents is None else "a document id"
-            meant = (
-                None if plan.documents is not None else _from_rootdir(pattern, gold, rootdir, plan)
-            )
+            meant = _from_rootdir(pattern, gold, rootdir, plan)
             raise ChunkrecallError(
                 f"doc {pattern!r} matches no corpus document (a path or glob {where}); "
                 + (f"did you mean doc: {meant}? " if meant else "")
@@ -397,7 +395,10 @@ def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, 
 
 def _from_rootdir(pattern: str, gold: GoldFile, rootdir: Path, plan: Plan) -> str | None:
     """``pattern`` rewritten relative to the gold file, when it was written relative to the
-    rootdir (``site/a.html`` for ``../site/a.html``) and names corpus documents that way."""
+    rootdir (``site/a.html`` for ``../site/a.html``) and names corpus files that way; never
+    for documents a hook supplies, whose ids are no paths."""
+    if plan.documents is not None:
+        return None
     files = {path.resolve() for path in plan.files}
     named = glob.glob(str(rootdir / pattern), recursive=True)
     if not any(Path(found).resolve() in files for found in named):
