@@ -593,3 +593,20 @@ def test_a_needle_spaced_as_written_is_not_called_glued(glued_shop: Shop) -> Non
     glued_shop.ini("chunkrecall_loader = loaders:spaced\n")
     case = glued_shop.cases()["token-expiry"]
     assert (case["verdict"], case["glued"]) == ("hit", None)
+
+
+def test_a_glued_needle_is_named_when_the_reranker_is_blamed(glued_shop: Shop) -> None:
+    """With a reranker that keeps the first stage's order, the sessions page is a candidate
+    that the top 1 leaves out: reranked_out, and the glued needle is named all the same."""
+    glued_shop.write("keep.py", "def rerank(question, chunks, k):\n    return list(chunks)[:k]\n")
+    glued_shop.ini(
+        "chunkrecall_loader = loaders:glued\n"
+        "chunkrecall_reranker = keep:rerank\n"
+        "chunkrecall_candidates = 2\n"
+        "chunkrecall_k = 1\n"
+    )
+    result, report = glued_shop.report()
+    case = report["cases"][0]
+    assert case["verdict"] == "reranked_out"
+    assert case["glued"] == {"pattern": "90 days", "text": "token90days", "rank": 1}
+    result.stdout.fnmatch_lines(["  a retrieved chunk (rank 1) holds '90 days' glued: *"])
