@@ -657,3 +657,30 @@ def _paeth(a: int, b: int, c: int) -> int:
     p = a + b - c
     pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
     return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def test_the_gold_files_table_has_the_reranker_and_its_candidates(shop, example):
+    """The example project reranks 10 candidates: the table says so, as the summary does."""
+    page = shop.open()
+    table = page.locator("table", has=page.locator("th", has_text="gold file")).first
+    headers = table.locator("th").all_text_contents()
+    assert headers[-3:] == ["candidates", "reranker", "k"]
+    row = table.locator("tbody tr").first.locator("td").all_text_contents()
+    gold = example["report"]["gold_files"][0]
+    assert row[-3:] == [str(gold["candidates"]), gold["reranker"], str(gold["k"])]
+
+
+def test_ranked_out_and_reranked_out_have_colours_of_their_own(shop):
+    page = shop.open()
+    colours = page.evaluate(
+        """() => Object.fromEntries(["ranked_out", "reranked_out", "split", "absent",
+            "unparsed", "hit"].map(name => {
+          const badge = document.createElement("span");
+          badge.className = "verdict " + name;
+          document.body.appendChild(badge);
+          const colour = getComputedStyle(badge).backgroundColor;
+          badge.remove();
+          return [name, colour];
+        }))"""
+    )
+    assert len(set(colours.values())) == len(colours), colours

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 import glob
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -444,12 +445,26 @@ def pinned(
     if not found:
         shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
         kind = "relative to the gold file" if documents is None else "a document id"
+        meant = None if documents is not None else _from_rootdir(pattern, gold_dir, rootdir, files)
         raise ChunkrecallError(
             f"doc {pattern!r} matches no corpus document (a path or glob {kind}); "
-            f"the corpus has {shown}",
+            + (f"did you mean doc: {meant}? " if meant else "")
+            + f"the corpus has {shown}",
             where=where,
         )
     return found
+
+
+def _from_rootdir(
+    pattern: str, gold_dir: Path, rootdir: Path, files: tuple[Path, ...]
+) -> str | None:
+    """``pattern`` rewritten relative to the gold file's folder, when it was written relative
+    to the rootdir (``site/a.html`` for ``../site/a.html``) and names corpus files that way."""
+    corpus = {path.resolve() for path in files}
+    named = glob.glob(str(rootdir / pattern), recursive=True)
+    if not any(Path(found).resolve() in corpus for found in named):
+        return None
+    return Path(os.path.relpath(rootdir / pattern, gold_dir)).as_posix()
 
 
 def evaluate(

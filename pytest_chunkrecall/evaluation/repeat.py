@@ -14,6 +14,7 @@ holding rank is worse, and no holding rank (deeper than looked) worst of all.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import replace
@@ -80,7 +81,50 @@ def combined(results: Sequence[CaseResult]) -> CaseResult:
         results[worst(results)],
         unstable=unstable(results),
         ranks_seen=[rank for result in results for rank in ranks_seen(result)],
+        varied=varied(results),
     )
+
+
+def varied(results: Sequence[CaseResult]) -> str:
+    """What differed between the repeats that their ranks do not say, in words: ``verdict
+    ranked_out 2 times, split; holding rank 7, 12, 7``, or ``""`` when nothing did.
+
+    Each of the verdict, the holding rank and the chunk (the one that answered a hit,
+    else the first that holds the span) is listed, repeat by repeat, when two repeats
+    with the same rank seen (two misses, say) differ in it. A result that combines
+    repeats already adds what varied within it.
+    """
+    seen = [tuple(ranks_seen(result)) for result in results]
+    said = [
+        f"{what} {_in_order(values)}"
+        for what, values in (
+            ("verdict", [result.verdict for result in results]),
+            ("holding rank", [_holding_rank(result) for result in results]),
+            ("chunk", [_chunk(result) for result in results]),
+        )
+        if len(set(zip(seen, values, strict=True))) > len(set(seen))
+    ]
+    said += [result.varied for result in results if result.varied]
+    return "; ".join(dict.fromkeys(said))
+
+
+def _holding_rank(result: CaseResult) -> str:
+    rank = result.holding_rank if result.holding_rank is not None else result.rank
+    return "deeper than looked" if rank is None else str(rank)
+
+
+def _chunk(result: CaseResult) -> str:
+    if result.rank is not None and result.rank <= len(result.retrieved_ids):
+        answered = result.retrieved_ids[result.rank - 1]
+        if answered is not None:
+            return answered
+    return result.holding_ids[0] if result.holding_ids else "none"
+
+
+def _in_order(values: Sequence[str]) -> str:
+    """``a 2 times, b, a``: each repeat's value in the order asked, a run of equal ones counted."""
+    runs = [(value, len(list(run))) for value, run in itertools.groupby(values)]
+    return ", ".join(value if count == 1 else f"{value} {count} times" for value, count in runs)
 
 
 def ranks_text(ranks_seen: Sequence[int | None]) -> str:

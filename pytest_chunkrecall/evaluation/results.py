@@ -119,6 +119,17 @@ class LoadingLoss:
 
 
 @dataclass(frozen=True, slots=True)
+class Glued:
+    """A retrieved chunk that holds a missed span or needle (``pattern``, as written) only
+    once its whitespace is ignored: ``text`` is the run of text there (``token90days``),
+    ``rank`` the chunk's rank. What a loader that joins table cells or lines leaves."""
+
+    pattern: str
+    text: str
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
 
@@ -145,12 +156,14 @@ class CaseResult:
     for, ``candidate_rank`` the rank among them of the chunk that holds the span
     (``None``: none held it), ``candidate_score`` the first stage's score of that
     chunk where it gives one, and ``reranker`` the second stage's name.
+    ``glued`` is a retrieved chunk that holds a missed unit with its spaces lost.
     ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
     source files whose reference text a missing span could not be checked against, and why.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
-    each one's rank (``None``: it missed the top k). Asked once, both are ``None`` and
-    its JSON has neither key.
+    each one's rank (``None``: it missed the top k), and ``varied`` says in words what
+    differed between them (the verdict, the holding rank, the chunk), ``""`` when they
+    agreed. Asked once, all three are ``None`` and its JSON has none of the keys.
     """
 
     gold_file: str
@@ -189,9 +202,11 @@ class CaseResult:
     candidate_score: float | None = None
     reranker: str | None = None
     loading: LoadingLoss | None = None
+    glued: Glued | None = None
     reference_notes: list[str] = field(default_factory=list)
     unstable: bool | None = None
     ranks_seen: list[int | None] | None = None
+    varied: str | None = None
 
     @property
     def hit(self) -> bool:
@@ -202,10 +217,12 @@ class CaseResult:
 
     def to_json(self) -> dict[str, Any]:
         """The result as plain dicts and lists (what ``dataclasses.asdict`` gives, without its
-        deep copies); a case asked once has no ``unstable`` and ``ranks_seen`` keys."""
+        deep copies); a case asked once has no ``unstable``, ``ranks_seen`` and ``varied`` keys."""
         plain: dict[str, Any] = _plain(self)
         if self.ranks_seen is None:
-            del plain["unstable"], plain["ranks_seen"]
+            del plain["unstable"], plain["ranks_seen"], plain["varied"]
+        elif self.varied is None:
+            del plain["varied"]
         return plain
 
     @classmethod
@@ -234,6 +251,8 @@ class CaseResult:
             values["span_at"] = SpanAt(**values["span_at"])
         if values.get("loading"):
             values["loading"] = LoadingLoss(**values["loading"])
+        if values.get("glued"):
+            values["glued"] = Glued(**values["glued"])
         values["reference_notes"] = list(values.get("reference_notes") or [])
         if values.get("ranks_seen") is not None:
             values["ranks_seen"] = list(values["ranks_seen"])

@@ -57,6 +57,8 @@ def explain(result: CaseResult) -> str:
         lines.append(
             f"  {what} is held whole by {_chunk(held.chunk)}, which is not in the top {result.k}"
         )
+    if result.glued is not None and result.loading is None:  # a loss shows the loaded text
+        lines += _glued(result)
     if result.verdict == "ranked_out":
         lines.append(f"  {_how_deep(result)}")
         lines += _also_holding(result)
@@ -144,6 +146,24 @@ def _also_holding(result: CaseResult) -> list[str]:
     return [
         f"  the needle also occurs in {listed}; pin the case with doc: if only one document answers"
     ]
+
+
+def _glued(result: CaseResult) -> list[str]:
+    """A retrieved chunk holds the missed unit with its spaces lost: the loader joined two
+    cells or lines, and a chunk elsewhere that says the needle may stand in for this one."""
+    glued = result.glued
+    assert glued is not None
+    what = "the span" if result.span is not None else shown(glued.pattern)
+    lines = [
+        f"  a retrieved chunk (rank {glued.rank}) holds {what} glued: {shown(glued.text)}; "
+        "the loader may have joined two cells"
+    ]
+    if result.docs is None and result.verdict in ("ranked_out", "reranked_out"):
+        lines.append(
+            "  pin the case with doc: to the document that answers, so that another "
+            "document that says it does not stand in for it"
+        )
+    return lines
 
 
 def _ordinal(number: int) -> str:

@@ -177,14 +177,21 @@
       sec.appendChild(funnel(o.funnel));
     }
     sec.appendChild(h("h3", { text: "Gold files" }));
+    // with a second stage, the first stage's depth and the reranker have columns of their own
+    var reranked = (o.gold_files || []).some(function (g) { return g.reranker; });
     sec.appendChild(table(
-      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever", "k"],
+      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever"]
+        .concat(reranked ? ["candidates", "reranker"] : [], ["k"]),
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
+        var stage = !reranked ? [] : g.reranker
+          ? [g.candidates, h("span", {}, [bdi(g.reranker), g.reranker_args && Object.keys(g.reranker_args).length ? h("span", {}, ["(", args(g.reranker_args), ")"]) : null])]
+          : ["", "none"];
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
           counted.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
-          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever, g.k];
-      }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
+          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever]
+          .concat(stage, [g.k]);
+      }), [0, 0, 1, 1, 0, 1, 0, 0].concat(reranked ? [1, 0] : [], [1])));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
       var kmax = o.curve[o.curve.length - 1][0];
@@ -248,7 +255,7 @@
     row("verdict", h("span", {}, [verdictBadge(c.verdict), has(c.rank) ? " at rank " + c.rank + " of k=" + c.k : " (k=" + c.k + ")", c.span_split ? " \u2014 the span is whole in no chunk" : ""]));
     if (has(c.candidate_rank)) row("candidate rank", h("span", {}, ["the holding chunk was candidate " + c.candidate_rank + " of " + c.candidates + " for the reranker ", bdi(c.reranker || ""), has(c.candidate_score) ? " (first-stage score " + num(c.candidate_score, 4) + ")" : ""]));
     else if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
-    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", "));
+    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", ") + (c.varied ? "; " + c.varied : ""));
     if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
     if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
     if (c.loading) {

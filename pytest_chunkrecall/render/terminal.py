@@ -83,7 +83,10 @@ def unstable_line(summary: RunSummary, *, compared: bool) -> str | None:
     if not count:
         return None
     named = ", ".join(
-        f"{case.nodeid} (ranks seen {ranks_text(case.ranks_seen)})" for case in summary.unstable
+        f"{case.nodeid} (ranks seen {ranks_text(case.ranks_seen)}"
+        + (f"; {case.varied}" if case.varied else "")
+        + ")"
+        for case in summary.unstable
     )
     if count > len(summary.unstable):
         named += f" and {count - len(summary.unstable):,} more"

@@ -74,9 +74,11 @@ class CaseEntry(_EveryCase, total=False):
     candidate_score: float | None
     reranker: str | None
     loading: dict[str, Any] | None
+    glued: dict[str, Any] | None
     reference_notes: list[str]
     unstable: bool
     ranks_seen: list[int | None]
+    varied: str
     sweep: list[dict[str, Any]]
 
 

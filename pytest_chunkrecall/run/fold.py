@@ -112,11 +112,12 @@ class SplitCase:
 
 @dataclass(frozen=True)
 class UnstableCase:
-    """A case whose repeats differed (``chunkrecall_repeat``): its node id and each repeat's
-    rank (``None``: it missed the top k)."""
+    """A case whose repeats differed (``chunkrecall_repeat``): its node id, each repeat's
+    rank (``None``: it missed the top k), and what else differed between them, in words."""
 
     nodeid: str
     ranks_seen: list[int | None]
+    varied: str = ""
 
 
 @dataclass(frozen=True)
@@ -346,7 +347,10 @@ class RunFold:
             self._quarantined.setdefault(entry["gold_file"], set()).add(entry["id"])
         self._unstable_count += 1
         self._unstable.append(
-            (order_key(entry), UnstableCase(entry["nodeid"], entry["ranks_seen"]))
+            (
+                order_key(entry),
+                UnstableCase(entry["nodeid"], entry["ranks_seen"], entry.get("varied", "")),
+            )
         )
         if len(self._unstable) >= 4 * UNSTABLE_LISTED:  # kept short, sorted only now and then
             self._unstable = sorted(self._unstable, key=lambda pair: pair[0])[:UNSTABLE_LISTED]

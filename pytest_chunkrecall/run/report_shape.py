@@ -100,6 +100,7 @@ _EVALUATED: dict[str, Callable[[Any], str | None]] = {
         if isinstance(value, list) and len(value) > 1 and not any(_rank(rank) for rank in value)
         else "must be a list of two or more ranks (whole numbers from 1, or null)"
     ),
+    "varied": _text,
 }
 
 
