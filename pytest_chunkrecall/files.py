@@ -1,9 +1,8 @@
-"""Writing the files a run produces so that no reader ever sees half of one, and nothing that is
-not one of them is ever replaced.
+"""Writing the files a run produces so that no reader ever sees half of one.
 
-A path the user names is a place to write a regular file. Whatever else sits there (a device,
-a FIFO, a folder, a symlink loop) is refused before any test runs; a symlink is written
-through, so the file it points to is replaced in its own folder and the link stays.
+A path the user names is a place to write a regular file; what it may replace is
+:mod:`..guard`'s to decide, before any test runs. A symlink is written through, so the
+file it points to is replaced in its own folder and the link stays.
 """
 
 from __future__ import annotations
@@ -148,29 +147,6 @@ def _magic_link(path: Path) -> str | None:
     return None if same else "it is a link to an open stream, not a file with a name"
 
 
-def output_problem(path: Path) -> str | None:
-    """Why the run could not write the regular file ``path`` at its end, or ``None``.
-
-    Checked before any test runs, so that an hour of evaluation is not lost to a typo or a
-    read-only folder. Missing folders are made at the end; the nearest existing one must
-    be writable.
-    """
-    problem = not_regular(path)
-    if problem:
-        return f"{problem}; give the path of a regular file (it is replaced whole)"
-    target = real_target(path)
-    folder = target.parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"{folder} is a file, not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"the folder {folder} is read-only for this user"
-    if target.exists() and not os.access(target, os.W_OK):
-        return f"{target} is read-only for this user"
-    return None
-
-
 def foreign_content(path: Path, *, report: bool) -> str | None:
     """Why the existing file ``path`` is not one this plugin wrote, or ``None`` (also when it
     does not exist or is empty).
@@ -301,14 +277,13 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
     a message naming the lock file after that. Yields the lock file's path, which is
     removed again on release.
     """
-    target = real_target(path)
-    lock = target.parent / f".{target.name}.lock"
+    lock = lock_path(path)
     if fcntl is None:  # pragma: no cover
         yield lock
         return
     deadline = time.monotonic() + timeout
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = _open_lock(lock)
         if _acquire(fd, deadline):
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(lock))
@@ -330,6 +305,23 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
         # sees that it is no longer the one at this path, and tries again.
         Path(lock).unlink(missing_ok=True)
         os.close(fd)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of ``path``: beside the file a write to ``path`` replaces."""
+    target = real_target(path)
+    return target.parent / f".{target.name}.lock"
+
+
+def _open_lock(lock: Path) -> int:
+    try:
+        return os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        # said of the lock file: the file it protects may be fine
+        problem = not_regular(lock) or exc.strerror or str(exc)
+        raise OSError(
+            exc.errno, f"cannot open its lock file {lock}: {problem}; remove it"
+        ) from None
 
 
 def _acquire(fd: int, deadline: float) -> bool:

@@ -31,6 +31,7 @@ from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
+from .guard import Holds, OutputPath, OutputRefused, check, quoted, survey
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
 from .run import completeness, source, sweep
@@ -136,6 +137,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
         help="Write the report with the comparison, as the single run's --chunkrecall-report",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="Replace a --markdown or --report-out file that pytest-chunkrecall did not write "
+        "(a project's own files are never replaced)",
+    )
+    parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )
     parser.add_argument(
@@ -150,15 +157,17 @@ def run_merge(args: argparse.Namespace) -> int:
     """Merge the shards' reports; refuses to overwrite an input, or an output without --force."""
     out: Path = args.out
     inputs: list[Path] = args.reports
-    if any(out.resolve() == path.resolve() for path in inputs):
+    if any(real_target(out) == real_target(path) for path in inputs):
         raise ChunkrecallError(
-            f"--out {out} is one of the reports to merge; merge never overwrites its inputs"
+            f"--out {quoted(out)} is one of the reports to merge; merge never overwrites its inputs"
         )
-    if out.exists() and not args.force:
-        raise ChunkrecallError(f"--out {out} exists; give another path, or --force to replace it")
+    protected = survey(Path.cwd(), writer="merge", search=[Path.cwd()])
+    check(
+        OutputPath(out, f"--out {quoted(out)}"), protected, force=args.force, force_option="--force"
+    )
     if not out.parent.is_dir():
         raise ChunkrecallError(
-            f"--out {out}: the folder {out.parent} does not exist; create it first"
+            f"--out {quoted(out)}: the folder {quoted(out.parent)} does not exist; create it first"
         )
     reports = [(str(path), read_report(path)) for path in inputs]
     parts = [completeness.of_report(data, name=name) for name, data in reports]
@@ -190,6 +199,7 @@ def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
     _outputs_apart(args)
+    _check_outputs(args)
     name = str(args.report)
     data = read_report(args.report)
     whole = completeness.of_report(data, name=name)
@@ -280,10 +290,37 @@ def _compare(
             append_text(Path(step_summary), text)
         except OSError as exc:
             print(
-                f"note: cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}",
+                f"note: cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: "
+                f"{exc.strerror or exc}",
                 file=sys.stderr,
             )
     return status
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """Pass ``compare``'s outputs and ``$GITHUB_STEP_SUMMARY`` through the output guard,
+    before the report is read."""
+    rootdir: Path = args.rootdir
+    protected = survey(rootdir.absolute(), writer="compare", search=[rootdir.absolute()])
+    named: tuple[tuple[str, Path | None, Holds], ...] = (
+        ("--report-out", args.report_out, "report"),
+        ("--markdown", args.markdown, "markdown"),
+    )
+    for option, path, holds in named:
+        if path is not None:
+            output = OutputPath(path, f"{option} {quoted(path)}", holds)
+            check(output, protected, force=args.force, force_option="--force")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        summary = OutputPath(
+            Path(step_summary), f"GITHUB_STEP_SUMMARY {quoted(step_summary)}", "summary"
+        )
+        try:
+            check(summary, protected, force=False, force_option="--force")
+        except OutputRefused as exc:
+            raise OutputRefused(
+                f"{exc} (the Markdown summary is appended to it; unset it or name another file)"
+            ) from None
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:
@@ -312,7 +349,7 @@ def _write(path: Path, text: Iterable[str]) -> None:
     try:
         write_atomically(path, text)
     except OSError as exc:
-        raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ChunkrecallError(f"cannot write {quoted(path)}: {exc.strerror or exc}") from None
 
 
 def _settings(args: argparse.Namespace) -> GateSettings:

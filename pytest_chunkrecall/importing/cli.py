@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from pathlib import Path
 
+from ..guard import Protected, Rule, quoted, survey
 from .chunking_evaluation import import_chunking_evaluation
 from .qa import NO_OVERLAP, import_qa
 from .squad import import_squad
@@ -114,7 +116,7 @@ def _force(parser: argparse.ArgumentParser) -> None:
 
 def _squad(args: argparse.Namespace) -> int:
     found = import_squad(args.file, args.out, name=args.name, force=args.force)
-    found.output.write()
+    found.output.write(_protected("import", {args.file: "the SQuAD file being imported"}))
     print(
         f"import squad: {_count(found.articles, 'article')}, {_count(found.cases, 'case')}; "
         f"{_count(found.unanswerable, 'unanswerable question')} skipped; "
@@ -129,7 +131,11 @@ def _squad(args: argparse.Namespace) -> int:
 
 def _qa(args: argparse.Namespace) -> int:
     found = import_qa(args.file, args.corpus, args.out, force=args.force)
-    found.output.write()
+    corpus = [
+        Rule(pattern, Path.cwd(), f"a corpus document of this import (--corpus {pattern!r})")
+        for pattern in args.corpus
+    ]
+    found.output.write(_protected("import", {args.file: "the file being imported"}, corpus))
     print(
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "
         f"{found.not_found} not found"
@@ -145,7 +151,10 @@ def _qa(args: argparse.Namespace) -> int:
 
 def _chunking_evaluation(args: argparse.Namespace) -> int:
     found = import_chunking_evaluation(args.file, args.corpora, args.out, force=args.force)
-    found.output.write()
+    corpora = Rule(
+        "**", args.corpora, f"a corpus of this import (--corpora {quoted(args.corpora)})"
+    )
+    found.output.write(_protected("import", {args.file: "the file being imported"}, [corpora]))
     print(
         f"import chunking-evaluation: {_count(found.questions, 'question')} in "
         f"{_count(len(found.corpora), 'corpus', 'corpora')}, {_count(found.cases, 'case')}: "
@@ -160,7 +169,7 @@ def _chunking_evaluation(args: argparse.Namespace) -> int:
 
 def _trec(args: argparse.Namespace) -> int:
     found = export_trec(args.report, args.out, force=args.force, tag=args.tag)
-    found.output.write()
+    found.output.write(_protected("export", {args.report: "the report being exported"}))
     print(
         f"export trec: {_count(found.queries, 'query', 'queries')} "
         f"({found.without_holding} with no holding chunk, marked {NO_HOLDING_CHUNK}); "
@@ -169,6 +178,19 @@ def _trec(args: argparse.Namespace) -> int:
     _wrote(found.output)
     print(f"next: trec_eval -m success.1,3,5 -m recip_rank {found.qrels} {found.run}")
     return 0
+
+
+def _protected(writer: str, inputs: dict[Path, str], corpus: Sequence[Rule] = ()) -> Protected:
+    """What an import or export may not replace: its inputs, the project's own files, and
+    (for an export) the gold files; an import writes gold files, and may replace them."""
+    return survey(
+        Path.cwd(),
+        writer=writer,
+        search=[Path.cwd()] if writer == "export" else (),
+        corpus=corpus,
+        files={path: f"it is {what}" for path, what in inputs.items()},
+        gold_folders=writer != "import",
+    )
 
 
 def _renamed(renamed: tuple[str, ...]) -> None:

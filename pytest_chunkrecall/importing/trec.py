@@ -17,11 +17,13 @@ the tools' reciprocal rank is the report's ``1/rank``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ChunkrecallError
+from ..guard import quoted
 from ..run.report_shape import check_report
 from .rows import read_json
 from .writing import Output
@@ -58,6 +60,11 @@ def export_trec(
     report: Path, out: Path, *, force: bool = False, tag: str = "chunkrecall"
 ) -> TrecExport:
     """Read the JSON ``report`` and plan ``out/qrels.txt`` and ``out/run.txt``."""
+    if os.path.lexists(out) and not out.is_dir():
+        raise ChunkrecallError(
+            f"--out {quoted(out)} is a file, and --out names a folder: {QRELS_NAME} and "
+            f"{RUN_NAME} are written into it; give the path of a folder (made when missing)"
+        )
     queries, skipped = read_queries(report)
     output = Output(force=force)
     qrels, run = out / QRELS_NAME, out / RUN_NAME

@@ -30,6 +30,7 @@ from ..baseline.update import write_updated
 from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
+from ..guard import quoted
 from ..render import json_report, markdown
 from ..render.summary import STYLES, Style, SummaryContext, summary_lines
 from ..run import completeness, entry, source, sweep
@@ -245,7 +246,7 @@ class RunOwner:
                 append_text(Path(step_summary), text)
             except OSError as exc:
                 self.outcome.notes.append(
-                    f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+                    f"cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: {exc.strerror or exc}"
                 )
 
     def _write(self, session: pytest.Session, path: Path, text: Iterable[str]) -> None:
@@ -254,7 +255,7 @@ class RunOwner:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, text)
         except OSError as exc:
-            self.outcome.errors.append(f"cannot write {path}: {exc.strerror or exc}")
+            self.outcome.errors.append(f"cannot write {quoted(path)}: {exc.strerror or exc}")
             self._fail(session)
         else:
             self.outcome.written.append(str(path))

@@ -1,0 +1,342 @@
+"""The one check of what a file the plugin or its commands write may replace.
+
+Every writer (pytest's JSON report, Markdown and HTML page, the baseline, the outputs of
+``merge``, ``compare``, ``import`` and ``export``, and the ``$GITHUB_STEP_SUMMARY`` a run
+appends to) names its path to :func:`check` before anything is evaluated or written.
+The path is followed through symlinks first: a link onto a corpus document is that
+document. Then:
+
+- a project file is never replaced, whatever the options say: the ini files,
+  ``conftest.py`` and any Python source, anything inside ``.git/``, every gold file
+  (collected, named on the command line, or where the next run would collect one) and
+  the corpus of every gold file, however it was named (ini ``chunkrecall_corpus`` or a
+  gold file's ``corpus:``);
+- the run's inputs and the files other plugins of the run write (``--junitxml``,
+  ``--json-report-file``, pytest-html's ``--html``) are never one of its outputs;
+- something that is no regular file (a folder, a FIFO, a device, a symlink loop) or a
+  name the file system cannot hold is refused, as is a folder the user cannot write;
+- an existing file of another kind (one this plugin did not write) is replaced only with
+  ``--force``.
+
+What is protected is surveyed once per run or command (:func:`survey`) into a
+:class:`Protected` value; the check itself reads nothing but the path's own head.
+"""
+
+from __future__ import annotations
+
+import errno
+import fnmatch
+import os
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import yaml
+
+from .corpus import matches_pattern
+from .discovery import is_gold_file
+from .errors import ChunkrecallError
+from .files import foreign_content, lock_path, not_regular, real_target
+
+Holds = Literal["report", "markdown", "html", "baseline", "summary", "file"]
+"""What a writer puts at its path: which existing file it may replace without ``--force``
+(a report, Markdown or HTML page it wrote before), or that it appends (``summary``)."""
+
+# The project's own files, by name: no output lands on one, wherever it lies.
+PROJECT_FILES = frozenset(
+    ("pyproject.toml", "pytest.ini", ".pytest.ini", "tox.ini", "setup.cfg", "conftest.py")
+)
+# pytest's default norecursedirs: the folders a survey for gold files does not walk
+NORECURSE = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+_GOLD_SUFFIXES = (".yaml", ".yml")
+_NAME_MAX = 255  # bytes in one name, where the file system does not say
+
+
+@dataclass(frozen=True)
+class Rule:
+    """Files named by a glob ``pattern`` relative to ``base``, and what they are."""
+
+    pattern: str
+    base: Path
+    what: str  # e.g. "the corpus of gold/policies.yaml (corpus: '../docs/*.md')"
+
+    def names(self, path: Path) -> bool:
+        """Whether the pattern names ``path``, which need not exist yet."""
+        return matches_pattern(path, self.pattern, self.base) or matches_pattern(
+            path, self.pattern, real_target(self.base)
+        )
+
+
+@dataclass(frozen=True)
+class Protected:
+    """What no output of one run or command may replace.
+
+    ``files`` maps real paths to what they are: gold files, the ini file, the run's inputs.
+    ``taken`` maps real paths to the other writer that writes there (``--junitxml``).
+    ``gold_folders``: a YAML file in a folder named ``gold`` is a gold file (pytest's
+    default discovery), unless this writer writes gold files itself (``import``).
+    """
+
+    rootdir: Path
+    writer: str = "the run"  # the sentence's subject: "the run", "compare", …
+    files: Mapping[Path, str] = field(default_factory=dict)
+    rules: tuple[Rule, ...] = ()
+    taken: Mapping[Path, str] = field(default_factory=dict)
+    gold_folders: bool = True
+
+    def what(self, path: Path) -> str | None:
+        """What project file ``path`` (its own name, or its real target) is, or ``None``."""
+        target = real_target(path)
+        said = self.files.get(target)
+        if said is not None:
+            return said
+        if ".git" in target.parts or ".git" in Path(os.path.abspath(path)).parts:
+            return "it is inside .git, the repository's own data"
+        for name in {target.name, path.name}:
+            if name in PROJECT_FILES:
+                return f"it is the project's {name}"
+        if ".py" in (target.suffix, path.suffix):
+            return "it is a Python source file"
+        if self.gold_folders and self._in_gold_folder(target):
+            return "it is a gold file (a YAML file in a folder named gold)"
+        for rule in self.rules:
+            if rule.names(path) or rule.names(target):
+                return f"it is {rule.what}"
+        return None
+
+    def _in_gold_folder(self, target: Path) -> bool:
+        if target.suffix not in _GOLD_SUFFIXES:
+            return False
+        root = real_target(self.rootdir)
+        return target.is_relative_to(root) and "gold" in target.parent.relative_to(root).parts
+
+
+@dataclass(frozen=True)
+class OutputPath:
+    """A file about to be written: its path, how messages name it, and what it holds."""
+
+    path: Path
+    name: str  # e.g. "--chunkrecall-report r.json", with the path quoted when it must be
+    holds: Holds = "file"
+
+
+class OutputRefused(ChunkrecallError):
+    """An output path the guard refuses; the message names it, says why and what to do."""
+
+
+def quoted(path: Path | str) -> str:
+    """``path`` as a message shows it: as written, or quoted when it holds a line break,
+    a control character or spaces at its ends, so that the message stays one line."""
+    text = str(path)
+    if text.isprintable() and text == text.strip():
+        return text
+    return repr(text)
+
+
+def check(output: OutputPath, protected: Protected, *, force: bool, force_option: str) -> Path:
+    """The real path a write of ``output`` replaces, after checking that it may.
+
+    Raises :class:`OutputRefused` naming the output and what it is, with what to do:
+    ``force_option`` (``--force``, ``--chunkrecall-force``) is offered, and honoured, only
+    for an existing file of another kind; a project file is refused whatever the options.
+    """
+    name, path = output.name, output.path
+    problem = _name_problem(path)
+    if problem:
+        raise OutputRefused(f"{name}: {problem}; give a shorter path")
+    owned = protected.what(path)
+    if owned:
+        raise OutputRefused(
+            f"{name}: {owned}, and {protected.writer} never writes over the project's own "
+            f"files, even with {force_option}; give another path"
+        )
+    target = real_target(path)
+    other = protected.taken.get(target)
+    if other:
+        raise OutputRefused(f"{name}: it is {other}; give each output its own path")
+    if output.holds == "summary":
+        return target  # appended to; what it is said when appending
+    problem = _place_problem(path)
+    if problem:
+        raise OutputRefused(f"{name}: {problem}")
+    foreign = None if force else _foreign(path, output.holds)
+    if foreign:
+        raise OutputRefused(
+            f"{name}: {foreign}; give another path, or add {force_option} to replace it"
+        )
+    return target
+
+
+def lock_problem(path: Path) -> str | None:
+    """What stops the lock file of ``path`` (see :func:`files.locked`) from being made."""
+    lock = lock_path(path)
+    problem = not_regular(lock)
+    return f"its lock file {quoted(lock)} is in the way: {problem}; remove it" if problem else None
+
+
+def _foreign(path: Path, holds: Holds) -> str | None:
+    if holds == "report":
+        return foreign_content(path, report=True)
+    if holds in ("markdown", "html"):
+        return foreign_content(path, report=False)
+    if holds == "file" and os.path.lexists(path):
+        return "it exists"
+    return None  # a baseline says itself whether it is one, when read
+
+
+def _place_problem(path: Path) -> str | None:
+    """Why no regular file can be written at ``path``, or ``None``."""
+    problem = not_regular(path)
+    if problem:
+        return f"{problem}; give the path of a regular file (it is replaced whole)"
+    target = real_target(path)
+    folder = target.parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"{quoted(folder)} is a file, not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"the folder {quoted(folder)} is read-only for this user"
+    if target.exists() and not os.access(target, os.W_OK):
+        return f"{quoted(target)} is read-only for this user"
+    return None
+
+
+def _name_problem(path: Path) -> str | None:
+    """A name in ``path`` longer than the file system holds (said before any ``stat``
+    fails on it), or a path it cannot otherwise examine."""
+    folder = Path(os.path.abspath(path))
+    while not os.path.isdir(folder) and folder != folder.parent:
+        folder = folder.parent
+    try:
+        limit = os.pathconf(folder, "PC_NAME_MAX")
+    except (OSError, ValueError, AttributeError):
+        limit = _NAME_MAX
+    for part in path.parts:
+        size = len(os.fsencode(part))
+        if size > limit:
+            shown = part if len(part) <= 40 else f"{part[:20]}…{part[-12:]}"
+            return (
+                f"the name {quoted(shown)} is {size:,} bytes long, and this file system "
+                f"holds names of at most {limit}"
+            )
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:
+            return "the path is longer than this file system holds"
+        if exc.errno not in (errno.ENOTDIR, errno.ELOOP, errno.EACCES):
+            return f"it cannot be examined: {exc.strerror or exc}"
+    return None
+
+
+def survey(
+    rootdir: Path,
+    *,
+    writer: str,
+    search: Iterable[Path] = (),
+    gold_files: Iterable[tuple[Path, str]] = (),
+    corpus: Sequence[Rule] = (),
+    files: Mapping[Path, str] | None = None,
+    taken: Mapping[Path, str] | None = None,
+    norecurse: Sequence[str] = NORECURSE,
+    gold_folders: bool = True,
+) -> Protected:
+    """What a writer may not replace in the project at ``rootdir``.
+
+    ``gold_files`` are the gold files already known (with what to call them); gold files
+    in ``gold`` folders under the ``search`` paths (not walking into ``norecurse``
+    folders, as pytest does not) are found too. Each one's ``corpus:`` becomes a rule,
+    beside the ``corpus`` rules given (such as ini ``chunkrecall_corpus``). ``files``:
+    other files to protect (the ini file, a command's inputs), by path.
+    """
+    protected: dict[Path, str] = {real_target(path): what for path, what in (files or {}).items()}
+    rules = list(corpus)
+    found = dict(gold_files)
+    for path in _gold_files_under(search, rootdir, norecurse):
+        found.setdefault(path, "a gold file")
+    for path, what in found.items():
+        protected.setdefault(real_target(path), f"it is {what}")
+        shown = _relative(path, rootdir)
+        rules += [
+            Rule(pattern, path.parent, f"the corpus of {shown} (corpus: {pattern!r})")
+            for pattern in corpus_patterns(path)
+        ]
+    return Protected(
+        rootdir=rootdir,
+        writer=writer,
+        files=protected,
+        rules=tuple(rules),
+        taken={real_target(path): what for path, what in (taken or {}).items()},
+        gold_folders=gold_folders,
+    )
+
+
+def _gold_files_under(
+    search: Iterable[Path], rootdir: Path, norecurse: Sequence[str]
+) -> Iterator[Path]:
+    """The gold files pytest's default discovery collects under the ``search`` paths."""
+    for top in search:
+        if top.is_file():
+            continue  # a file named on the command line is the caller's to name
+        for folder, folders, names in os.walk(top):
+            folders[:] = sorted(
+                name
+                for name in folders
+                if not any(fnmatch.fnmatch(name, pattern) for pattern in norecurse)
+            )
+            here = Path(folder)
+            if not here.is_relative_to(rootdir) or "gold" not in here.relative_to(rootdir).parts:
+                continue
+            for name in sorted(names):
+                path = here / name
+                if path.suffix in _GOLD_SUFFIXES and is_gold_file(path):
+                    yield path
+
+
+def corpus_patterns(path: Path) -> list[str]:
+    """The glob patterns of the gold file ``path``'s top-level ``corpus:`` key (relative
+    to its folder), or ``[]``: read from the parser's events, as discovery reads keys."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        return list(_corpus_values(yaml.parse(text, Loader=_LOADER)))
+    except (OSError, yaml.YAMLError):
+        return []  # the collector says what is wrong with it
+
+
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def _corpus_values(events: Iterable[yaml.Event]) -> Iterator[str]:
+    depth, at_key, in_corpus = 0, True, False
+    for event in events:
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+            at_key = True
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
+            if depth == 1:
+                in_corpus, at_key = False, True
+            if depth == 0:
+                return
+        elif isinstance(event, yaml.ScalarEvent) and depth == 1:
+            if at_key:
+                in_corpus = event.value == "corpus"
+            elif in_corpus:
+                yield str(event.value)
+                in_corpus = False
+            at_key = not at_key
+        elif isinstance(event, yaml.ScalarEvent) and depth == 2 and in_corpus:
+            yield str(event.value)
+        elif isinstance(event, yaml.AliasEvent) and depth == 1:
+            at_key = not at_key
+
+
+def _relative(path: Path, rootdir: Path) -> str:
+    try:
+        return path.relative_to(rootdir).as_posix()
+    except ValueError:
+        return str(path)
