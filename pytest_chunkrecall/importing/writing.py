@@ -198,7 +198,8 @@ class Output:
         and none would be overwritten (without ``--force``)."""
         for path in [path for path in self.files if path not in self.fresh]:
             # every existing file is listed below, at once, rather than the first alone
-            check(OutputPath(path, quoted(path)), protected, force=True, force_option="--force")
+            output = OutputPath(path, quoted(relative(path, Path.cwd())))
+            check(output, protected, force=True, force_option="--force")
         existing = [path for path in self.files if os.path.lexists(path)]
         if existing and not self.force:
             shown = ", ".join(quoted(path) for path in existing[:5])
