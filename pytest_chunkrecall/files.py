@@ -42,7 +42,11 @@ _KINDS = (
 def not_regular(path: Path) -> str | None:
     """Why ``path`` (followed through symlinks) is no regular file, or ``None`` when it is one
     or does not exist yet."""
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # said here, or every later look at it raises
+            return "its name is longer than this file system holds"
         return None
     try:
         mode = os.stat(path).st_mode

@@ -27,6 +27,7 @@ from __future__ import annotations
 import errno
 import fnmatch
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -299,18 +300,24 @@ def _gold_files_under(
 
 def corpus_patterns(path: Path) -> list[str]:
     """The glob patterns of the gold file ``path``'s top-level ``corpus:`` key (relative
-    to its folder), or ``[]``: read from the parser's events, as discovery reads keys."""
+    to its folder), or ``[]``: read from the parser's events, as discovery reads keys.
+
+    The events end at ``cases`` (most of a large file), unless a top-level ``corpus:``
+    line follows it.
+    """
     try:
         text = path.read_text(encoding="utf-8", errors="replace")
-        return list(_corpus_values(yaml.parse(text, Loader=_LOADER)))
+        later = _CORPUS_LINE.search(text) is not None
+        return list(_corpus_values(yaml.parse(text, Loader=_LOADER), through_cases=later))
     except (OSError, yaml.YAMLError):
         return []  # the collector says what is wrong with it
 
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_CORPUS_LINE = re.compile(r"^cases\s*:.*^corpus\s*:", re.MULTILINE | re.DOTALL)
 
 
-def _corpus_values(events: Iterable[yaml.Event]) -> Iterator[str]:
+def _corpus_values(events: Iterable[yaml.Event], *, through_cases: bool) -> Iterator[str]:
     depth, at_key, in_corpus = 0, True, False
     for event in events:
         if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
@@ -325,6 +332,8 @@ def _corpus_values(events: Iterable[yaml.Event]) -> Iterator[str]:
         elif isinstance(event, yaml.ScalarEvent) and depth == 1:
             if at_key:
                 in_corpus = event.value == "corpus"
+                if event.value == "cases" and not through_cases:
+                    return
             elif in_corpus:
                 yield str(event.value)
                 in_corpus = False

@@ -312,6 +312,17 @@ def test_an_output_name_too_long_is_a_usage_error(project: Path, pytester: pytes
     )
 
 
+def test_a_baseline_name_too_long_is_a_usage_error(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    long = "b" * 300 + ".json"
+    refused(
+        pytester,
+        *("--chunkrecall-baseline", long),
+        says=f"cannot read baseline {long}: its name is longer than this file system holds",
+    )
+
+
 def test_an_output_path_with_a_line_break_is_quoted(
     project: Path, pytester: pytest.Pytester
 ) -> None:
