@@ -357,3 +357,16 @@ def test_a_lock_file_in_the_way_at_the_end_is_named(tmp_path: Path) -> None:
     message = str(raised.value)
     assert f"cannot open its lock file {tmp_path / '.b.json.lock'}: it is a folder" in message
     assert not (tmp_path / "b.json").exists()
+
+
+def test_a_report_written_to_a_path_with_a_line_break_is_named_quoted(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    result = pytester.runpytest(
+        *QUIET, "-p", "no:cacheprovider", "--chunkrecall-report", "a\nb.json"
+    )
+    assert result.ret == 0, result.stdout.str()
+    assert "chunkrecall: JSON report written to 'a\\nb.json'" in result.outlines
+    assert (
+        json.loads((project / "a\nb.json").read_text(encoding="utf-8"))["chunkrecall_report"] == 1
+    )

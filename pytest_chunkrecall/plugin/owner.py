@@ -199,7 +199,9 @@ class RunOwner:
         except ChunkrecallError as exc:
             outcome.errors.append(str(exc))
         else:
-            outcome.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
+            outcome.notes.append(
+                f"baseline {quoted(setup.name)} written: {counted(written.size, 'case')}"
+            )
             kept = written.kept_line()
             if kept is not None:
                 outcome.notes.append(kept)

@@ -12,6 +12,7 @@ from typing import Literal
 
 from ..baseline.gating import GateOutcome, absent_reason, regression_note
 from ..errors import counted
+from ..guard import quoted
 from ..run.fold import GoldFileRun, RunSummary
 from . import gold_file, terminal
 from .terminal import Kind, Line
@@ -118,7 +119,7 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
     for path, what in ((context.report_path, "JSON report"), (context.html_path, "HTML page")):
         # a file that could not be written has its red line above, never a "written"
         if path and (context.written is None or str(Path(path)) in context.written):
-            lines.append(Line("info", f"chunkrecall: {what} written to {path}"))
+            lines.append(Line("info", f"chunkrecall: {what} written to {quoted(path)}"))
     if summary.failed_cases > SLOW_LISTING and context.tbstyle not in (None, "line", "no"):
         lines.append(Line("info", slow_listing(summary.failed_cases)))
     changed_cases = comparison is not None and bool(
