@@ -88,11 +88,12 @@ class Protected:
 
     def what(self, path: Path) -> str | None:
         """What project file ``path`` (its own name, or its real target) is, or ``None``."""
+        path = Path(os.path.abspath(path))
         target = real_target(path)
         said = self.files.get(target)
         if said is not None:
             return said
-        if ".git" in target.parts or ".git" in Path(os.path.abspath(path)).parts:
+        if ".git" in target.parts or ".git" in path.parts:
             return "it is inside .git, the repository's own data"
         for name in {target.name, path.name}:
             if name in PROJECT_FILES:
@@ -240,7 +241,7 @@ def survey(
     writer: str,
     search: Iterable[Path] = (),
     gold_files: Iterable[tuple[Path, str]] = (),
-    corpus: Sequence[Rule] = (),
+    rules: Sequence[Rule] = (),
     files: Mapping[Path, str] | None = None,
     taken: Mapping[Path, str] | None = None,
     norecurse: Sequence[str] = NORECURSE,
@@ -251,18 +252,18 @@ def survey(
     ``gold_files`` are the gold files already known (with what to call them); gold files
     in ``gold`` folders under the ``search`` paths (not walking into ``norecurse``
     folders, as pytest does not) are found too. Each one's ``corpus:`` becomes a rule,
-    beside the ``corpus`` rules given (such as ini ``chunkrecall_corpus``). ``files``:
+    beside the ``rules`` given (such as ini ``chunkrecall_corpus``). ``files``:
     other files to protect (the ini file, a command's inputs), by path.
     """
     protected: dict[Path, str] = {real_target(path): what for path, what in (files or {}).items()}
-    rules = list(corpus)
+    every_rule = list(rules)
     found = dict(gold_files)
     for path in _gold_files_under(search, rootdir, norecurse):
         found.setdefault(path, "a gold file")
     for path, what in found.items():
         protected.setdefault(real_target(path), f"it is {what}")
         shown = _relative(path, rootdir)
-        rules += [
+        every_rule += [
             Rule(pattern, path.parent, f"the corpus of {shown} (corpus: {pattern!r})")
             for pattern in corpus_patterns(path)
         ]
@@ -270,7 +271,7 @@ def survey(
         rootdir=rootdir,
         writer=writer,
         files=protected,
-        rules=tuple(rules),
+        rules=tuple(every_rule),
         taken={real_target(path): what for path, what in (taken or {}).items()},
         gold_folders=gold_folders,
     )

@@ -275,6 +275,18 @@ def test_the_baseline_is_never_written_onto_a_project_file(
     assert not (project / "gold" / "new.yaml").exists()
 
 
+def test_the_baseline_is_never_where_the_ini_collects_gold_files(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    (project / "pytest.ini").write_text("[pytest]\nchunkrecall_gold = suites/*.yml\n")
+    refused(
+        pytester,
+        *("--chunkrecall-baseline", "suites/new.yml", "--chunkrecall-update-baseline"),
+        says="cannot write baseline suites/new.yml: it is where gold files are collected "
+        "(ini option chunkrecall_gold: 'suites/*.yml')",
+    )
+
+
 def test_force_never_writes_into_git(project: Path, pytester: pytest.Pytester) -> None:
     refused(
         pytester,

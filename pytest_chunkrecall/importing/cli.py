@@ -187,7 +187,7 @@ def _protected(writer: str, inputs: dict[Path, str], corpus: Sequence[Rule] = ()
         Path.cwd(),
         writer=writer,
         search=[Path.cwd()] if writer == "export" else (),
-        corpus=corpus,
+        rules=corpus,
         files={path: f"it is {what}" for path, what in inputs.items()},
         gold_folders=writer != "import",
     )

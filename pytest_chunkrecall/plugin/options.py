@@ -254,9 +254,17 @@ def _protected(config: pytest.Config, gold_files: set[Path] | None) -> Protected
         if path.suffix in (".yaml", ".yml") and path.is_file():
             known[path] = "a gold file named on the command line"
     patterns = config.getini("chunkrecall_corpus") or []
-    corpus = [
+    rules = [
         Rule(pattern, rootdir, f"a corpus document (ini option chunkrecall_corpus: {pattern!r})")
         for pattern in ([patterns] if isinstance(patterns, str) else patterns)
+    ]
+    rules += [
+        Rule(
+            pattern,
+            rootdir,
+            f"where gold files are collected (ini option chunkrecall_gold: {pattern!r})",
+        )
+        for pattern in config.getini("chunkrecall_gold") or []
     ]
     files = {} if config.inipath is None else {config.inipath: "it is the ini file of this run"}
     return survey(
@@ -264,7 +272,7 @@ def _protected(config: pytest.Config, gold_files: set[Path] | None) -> Protected
         writer="the run",
         search=named if gold_files is None else (),
         gold_files=known.items(),
-        corpus=corpus,
+        rules=rules,
         files=files,
         taken=_other_outputs(config),
         norecurse=config.getini("norecursedirs") or NORECURSE,
