@@ -147,11 +147,17 @@ def check(output: OutputPath, protected: Protected, *, force: bool, force_option
     problem = _name_problem(path)
     if problem:
         raise OutputRefused(f"{name}: {problem}; give a shorter path")
+    # the step summary is named by the environment, not by an option
+    elsewhere = (
+        "unset it, or name another file (the Markdown summary is appended to it)"
+        if output.holds == "summary"
+        else "give another path"
+    )
     owned = protected.what(path)
     if owned:
         raise OutputRefused(
             f"{name}: {owned}, and {protected.writer} never writes over the project's own "
-            f"files, even with {force_option}; give another path"
+            f"files, even with {force_option}; {elsewhere}"
         )
     target = real_target(path)
     other = protected.taken.get(target)

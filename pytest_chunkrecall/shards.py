@@ -31,7 +31,7 @@ from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
-from .guard import Holds, OutputPath, OutputRefused, check, quoted, survey
+from .guard import Holds, OutputPath, check, quoted, survey
 from .render import json_report, markdown
 from .render.summary import SummaryContext, summary_lines
 from .run import completeness, source, sweep
@@ -315,12 +315,7 @@ def _check_outputs(args: argparse.Namespace) -> None:
         summary = OutputPath(
             Path(step_summary), f"GITHUB_STEP_SUMMARY {quoted(step_summary)}", "summary"
         )
-        try:
-            check(summary, protected, force=False, force_option="--force")
-        except OutputRefused as exc:
-            raise OutputRefused(
-                f"{exc} (the Markdown summary is appended to it; unset it or name another file)"
-            ) from None
+        check(summary, protected, force=False, force_option="--force")
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:

@@ -228,7 +228,7 @@ def test_compare_never_appends_its_summary_to_a_gold_file(reports: Path) -> None
         env={"GITHUB_STEP_SUMMARY": "summary.md"},
         says="GITHUB_STEP_SUMMARY summary.md: it is a gold file",
     )
-    assert "unset it or name another file" in output
+    assert "unset it, or name another file (the Markdown summary is appended to it)" in output
 
 
 # ---------------------------------------------------------------- pytest's outputs

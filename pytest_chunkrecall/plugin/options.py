@@ -316,9 +316,7 @@ def _step_summary(config: pytest.Config, protected: Protected) -> None:
     try:
         check(output, protected, force=False, force_option="--chunkrecall-force")
     except OutputRefused as exc:
-        raise pytest.UsageError(
-            f"{exc} (the Markdown summary is appended to it; unset it or name another file)"
-        ) from None
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _one_file_each(
