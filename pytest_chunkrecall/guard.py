@@ -123,10 +123,6 @@ class OutputPath:
     holds: Holds = "file"
 
 
-class OutputRefused(ChunkrecallError):
-    """An output path the guard refuses; the message names it, says why and what to do."""
-
-
 def quoted(path: Path | str) -> str:
     """``path`` as a message shows it: as written, or quoted when it holds a line break,
     a control character or spaces at its ends, so that the message stays one line."""
@@ -139,14 +135,14 @@ def quoted(path: Path | str) -> str:
 def check(output: OutputPath, protected: Protected, *, force: bool, force_option: str) -> Path:
     """The real path a write of ``output`` replaces, after checking that it may.
 
-    Raises :class:`OutputRefused` naming the output and what it is, with what to do:
+    Raises :class:`ChunkrecallError` naming the output and what it is, with what to do:
     ``force_option`` (``--force``, ``--chunkrecall-force``) is offered, and honoured, only
     for an existing file of another kind; a project file is refused whatever the options.
     """
     name, path = output.name, output.path
     problem = _name_problem(path)
     if problem:
-        raise OutputRefused(f"{name}: {problem}; give a shorter path")
+        raise ChunkrecallError(f"{name}: {problem}; give a shorter path")
     # the step summary is named by the environment, not by an option
     elsewhere = (
         "unset it, or name another file (the Markdown summary is appended to it)"
@@ -155,22 +151,22 @@ def check(output: OutputPath, protected: Protected, *, force: bool, force_option
     )
     owned = protected.what(path)
     if owned:
-        raise OutputRefused(
+        raise ChunkrecallError(
             f"{name}: {owned}, and {protected.writer} never writes over the project's own "
             f"files, even with {force_option}; {elsewhere}"
         )
     target = real_target(path)
     other = protected.taken.get(target)
     if other:
-        raise OutputRefused(f"{name}: it is {other}; give each output its own path")
+        raise ChunkrecallError(f"{name}: it is {other}; give each output its own path")
     if output.holds == "summary":
         return target  # appended to; what it is said when appending
     problem = _place_problem(path)
     if problem:
-        raise OutputRefused(f"{name}: {problem}")
+        raise ChunkrecallError(f"{name}: {problem}")
     foreign = None if force else _foreign(path, output.holds)
     if foreign:
-        raise OutputRefused(
+        raise ChunkrecallError(
             f"{name}: {foreign}; give another path, or add {force_option} to replace it"
         )
     return target

@@ -36,7 +36,6 @@ from ..guard import (
     NORECURSE,
     Holds,
     OutputPath,
-    OutputRefused,
     Protected,
     Rule,
     check,
@@ -240,7 +239,7 @@ def _output(
     output = OutputPath(base / value, f"{option} {quoted(value)}", holds)
     try:
         check(output, protected, force=force, force_option="--chunkrecall-force")
-    except OutputRefused as exc:
+    except ChunkrecallError as exc:
         raise pytest.UsageError(str(exc)) from None
     return str(value)
 
@@ -315,7 +314,7 @@ def _step_summary(config: pytest.Config, protected: Protected) -> None:
     output = OutputPath(Path(value), f"GITHUB_STEP_SUMMARY {quoted(value)}", "summary")
     try:
         check(output, protected, force=False, force_option="--chunkrecall-force")
-    except OutputRefused as exc:
+    except ChunkrecallError as exc:
         raise pytest.UsageError(str(exc)) from None
 
 
@@ -388,7 +387,7 @@ def _check_baseline(path: Path, name: str, protected: Protected) -> None:
     output = OutputPath(path, f"cannot write baseline {quoted(name)}", "baseline")
     try:
         check(output, protected, force=False, force_option="--chunkrecall-force")
-    except OutputRefused as exc:
+    except ChunkrecallError as exc:
         raise pytest.UsageError(str(exc)) from None
     problem = lock_problem(path)
     if not path.parent.is_dir():
