@@ -248,6 +248,7 @@ def survey(
     taken: Mapping[Path, str] | None = None,
     norecurse: Sequence[str] = NORECURSE,
     gold_folders: bool = True,
+    replaced: Iterable[Path] = (),
 ) -> Protected:
     """What a writer may not replace in the project at ``rootdir``.
 
@@ -255,14 +256,18 @@ def survey(
     in ``gold`` folders under the ``search`` paths (not walking into ``norecurse``
     folders, as pytest does not) are found too. Each one's ``corpus:`` becomes a rule,
     beside the ``rules`` given (such as ini ``chunkrecall_corpus``). ``files``:
-    other files to protect (the ini file, a command's inputs), by path.
+    other files to protect (the ini file, a command's inputs), by path. ``replaced``: the
+    gold files this writer writes itself (an import), which it may replace with their corpus.
     """
     protected: dict[Path, str] = {real_target(path): what for path, what in (files or {}).items()}
     every_rule = list(rules)
     found = dict(gold_files)
     for path in _gold_files_under(search, rootdir, norecurse):
         found.setdefault(path, "a gold file")
+    own = {real_target(path) for path in replaced}
     for path, what in found.items():
+        if real_target(path) in own:
+            continue
         protected.setdefault(real_target(path), f"it is {what}")
         shown = _relative(path, rootdir)
         every_rule += [

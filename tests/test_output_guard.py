@@ -192,6 +192,39 @@ def test_import_never_writes_through_a_symlink_onto_a_corpus_document(project: P
     assert (project / "docs" / "policies.md").read_text(encoding="utf-8") == POLICIES
 
 
+def test_import_never_writes_through_a_symlink_onto_another_gold_files_corpus(
+    project: Path,
+) -> None:
+    (project / "other" / "faq.md").parent.mkdir()
+    (project / "other" / "faq.md").write_text(POLICIES, encoding="utf-8")
+    (project / "rows.jsonl").write_text(
+        json.dumps({"question": "What is the refund window?", "answer": "30 days"}) + "\n",
+        encoding="utf-8",
+    )
+    (project / "gold" / "x.yaml").symlink_to(project / "docs" / "policies.md")
+    command_refused(
+        project,
+        *("import", "qa", "rows.jsonl", "--corpus", "other/*.md", "--out", "gold/x.yaml"),
+        "--force",
+        says="gold/x.yaml: it is the corpus of gold/policies.yaml (corpus: '../docs/*.md')",
+    )
+
+
+def test_import_with_force_replaces_the_gold_file_it_wrote(project: Path) -> None:
+    (project / "rows.jsonl").write_text(
+        json.dumps({"question": "What is the refund window?", "answer": "30 days"}) + "\n",
+        encoding="utf-8",
+    )
+    qa = ("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/faq.yaml")
+    assert command(project, *qa)[0] == 0
+    written = (project / "gold" / "faq.yaml").read_text(encoding="utf-8")
+    assert "corpus:" in written  # a gold file, with the corpus it names
+    (project / "gold" / "faq.yaml").write_text(written + "# edited\n", encoding="utf-8")
+    status, output = command(project, *qa, "--force")
+    assert status == 0, output
+    assert (project / "gold" / "faq.yaml").read_text(encoding="utf-8") == written
+
+
 @pytest.mark.parametrize("force", [(), ("--force",)])
 def test_export_trec_into_a_file_says_that_out_names_a_folder(
     reports: Path, force: tuple[str, ...]

@@ -116,7 +116,8 @@ def _force(parser: argparse.ArgumentParser) -> None:
 
 def _squad(args: argparse.Namespace) -> int:
     found = import_squad(args.file, args.out, name=args.name, force=args.force)
-    found.output.write(_protected("import", {args.file: "the SQuAD file being imported"}))
+    inputs = {args.file: "the SQuAD file being imported"}
+    found.output.write(_protected("import", found.output, inputs))
     print(
         f"import squad: {_count(found.articles, 'article')}, {_count(found.cases, 'case')}; "
         f"{_count(found.unanswerable, 'unanswerable question')} skipped; "
@@ -135,7 +136,8 @@ def _qa(args: argparse.Namespace) -> int:
         Rule(pattern, Path.cwd(), f"a corpus document of this import (--corpus {pattern!r})")
         for pattern in args.corpus
     ]
-    found.output.write(_protected("import", {args.file: "the file being imported"}, corpus))
+    inputs = {args.file: "the file being imported"}
+    found.output.write(_protected("import", found.output, inputs, corpus))
     print(
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "
         f"{found.not_found} not found"
@@ -154,7 +156,8 @@ def _chunking_evaluation(args: argparse.Namespace) -> int:
     corpora = Rule(
         "**", args.corpora, f"a corpus of this import (--corpora {quoted(args.corpora)})"
     )
-    found.output.write(_protected("import", {args.file: "the file being imported"}, [corpora]))
+    inputs = {args.file: "the file being imported"}
+    found.output.write(_protected("import", found.output, inputs, [corpora]))
     print(
         f"import chunking-evaluation: {_count(found.questions, 'question')} in "
         f"{_count(len(found.corpora), 'corpus', 'corpora')}, {_count(found.cases, 'case')}: "
@@ -169,7 +172,8 @@ def _chunking_evaluation(args: argparse.Namespace) -> int:
 
 def _trec(args: argparse.Namespace) -> int:
     found = export_trec(args.report, args.out, force=args.force, tag=args.tag)
-    found.output.write(_protected("export", {args.report: "the report being exported"}))
+    inputs = {args.report: "the report being exported"}
+    found.output.write(_protected("export", found.output, inputs))
     print(
         f"export trec: {_count(found.queries, 'query', 'queries')} "
         f"({found.without_holding} with no holding chunk, marked {NO_HOLDING_CHUNK}); "
@@ -180,16 +184,21 @@ def _trec(args: argparse.Namespace) -> int:
     return 0
 
 
-def _protected(writer: str, inputs: dict[Path, str], corpus: Sequence[Rule] = ()) -> Protected:
+def _protected(
+    writer: str, output: Output, inputs: dict[Path, str], rules: Sequence[Rule] = ()
+) -> Protected:
     """What an import or export may not replace: its inputs, the project's own files, and
-    (for an export) the gold files; an import writes gold files, and may replace them."""
+    the gold files of the project around it with their corpus. An import writes gold files
+    and the documents they name: the gold files it replaces, and their corpus, are its own."""
+    importing = writer == "import"
     return survey(
         Path.cwd(),
         writer=writer,
-        search=[Path.cwd()] if writer == "export" else (),
-        rules=corpus,
+        search=[Path.cwd()],
+        rules=rules,
         files={path: f"it is {what}" for path, what in inputs.items()},
-        gold_folders=writer != "import",
+        gold_folders=not importing,
+        replaced=output.files if importing else (),
     )
 
 
