@@ -279,6 +279,17 @@ def test_force_never_replaces_the_corpus_a_gold_file_names(
     )
 
 
+def test_a_symlink_onto_the_corpus_is_that_document(
+    project: Path, pytester: pytest.Pytester
+) -> None:
+    (project / "out.json").symlink_to(project / "docs" / "policies.md")
+    refused(
+        pytester,
+        *("--chunkrecall-report", "out.json", "--chunkrecall-force"),
+        says="--chunkrecall-report out.json: it is the corpus of gold/policies.yaml",
+    )
+
+
 def test_a_gold_file_named_on_the_command_line_is_never_an_output(
     project: Path, pytester: pytest.Pytester
 ) -> None:
