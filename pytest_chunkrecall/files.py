@@ -27,8 +27,6 @@ except ImportError:  # pragma: no cover - Windows has no flock; a lone writer ne
 
 LOCK_TIMEOUT = 120.0
 MARKER = "<!-- pytest-chunkrecall -->"  # in every Markdown and HTML file a run writes
-REPORT_KEY = '"chunkrecall_report"'
-_SNIFF = 4096  # the bytes read to tell one of our outputs from someone else's file
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -149,38 +147,6 @@ def _magic_link(path: Path) -> str | None:
     except OSError:
         same = False
     return None if same else "it is a link to an open stream, not a file with a name"
-
-
-def foreign_content(path: Path, *, report: bool) -> str | None:
-    """Why the existing file ``path`` is not one this plugin wrote, or ``None`` (also when it
-    does not exist or is empty).
-
-    A JSON report names itself in its first key; a Markdown or HTML file carries
-    :data:`MARKER` near its top or its end.
-    """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF)
-            if not report and handle.read(1):  # Markdown ends with the marker
-                handle.seek(-_SNIFF, os.SEEK_END)
-                head += handle.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"it cannot be read to check what it holds: {exc.strerror or exc}"
-    return _foreign(head.decode("utf-8", errors="replace"), report=report)
-
-
-def _foreign(head: str, *, report: bool) -> str | None:
-    if not head.strip():
-        return None
-    if report:
-        if head.lstrip().startswith("{") and REPORT_KEY in head:
-            return None
-        return "it exists and is not a chunkrecall report"
-    if MARKER in head:
-        return None
-    return "it exists and was not written by pytest-chunkrecall"
 
 
 def real_target(path: Path) -> Path:

@@ -38,7 +38,7 @@ import yaml
 from .corpus import matches_pattern
 from .discovery import is_gold_file
 from .errors import ChunkrecallError
-from .files import foreign_content, lock_path, not_regular, real_target
+from .files import MARKER, lock_path, not_regular, real_target
 
 Holds = Literal["report", "markdown", "html", "baseline", "summary", "file"]
 """What a writer puts at its path: which existing file it may replace without ``--force``
@@ -52,6 +52,8 @@ PROJECT_FILES = frozenset(
 NORECURSE = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
 _GOLD_SUFFIXES = (".yaml", ".yml")
 _NAME_MAX = 255  # bytes in one name, where the file system does not say
+REPORT_KEY = '"chunkrecall_report"'
+_SNIFF = 4096  # the bytes read to tell one of our outputs from someone else's file
 
 
 @dataclass(frozen=True)
@@ -187,6 +189,38 @@ def _foreign(path: Path, holds: Holds) -> str | None:
     if holds == "file" and os.path.lexists(path):
         return "it exists"
     return None  # a baseline says itself whether it is one, when read
+
+
+def foreign_content(path: Path, *, report: bool) -> str | None:
+    """Why the existing file ``path`` is not one this plugin wrote, or ``None`` (also when it
+    does not exist or is empty).
+
+    A JSON report names itself in its first key; a Markdown or HTML file carries
+    :data:`MARKER` near its top or its end.
+    """
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(_SNIFF)
+            if not report and handle.read(1):  # Markdown ends with the marker
+                handle.seek(-_SNIFF, os.SEEK_END)
+                head += handle.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return f"it cannot be read to check what it holds: {exc.strerror or exc}"
+    return _not_ours(head.decode("utf-8", errors="replace"), report=report)
+
+
+def _not_ours(head: str, *, report: bool) -> str | None:
+    if not head.strip():
+        return None
+    if report:
+        if head.lstrip().startswith("{") and REPORT_KEY in head:
+            return None
+        return "it exists and is not a chunkrecall report"
+    if MARKER in head:
+        return None
+    return "it exists and was not written by pytest-chunkrecall"
 
 
 def _place_problem(path: Path) -> str | None:
