@@ -79,6 +79,8 @@ class Protected:
     ``taken`` maps real paths to the other writer that writes there (``--junitxml``).
     ``gold_folders``: a YAML file in a folder named ``gold`` is a gold file (pytest's
     default discovery), unless this writer writes gold files itself (``import``).
+    ``recorded`` maps real paths to the corpus documents a report names, by gold file: the
+    corpus as the run resolved it, whichever ini file or key named it.
     """
 
     rootdir: Path
@@ -87,6 +89,7 @@ class Protected:
     rules: tuple[Rule, ...] = ()
     taken: Mapping[Path, str] = field(default_factory=dict)
     gold_folders: bool = True
+    recorded: Mapping[Path, str] = field(default_factory=dict)
 
     def what(self, path: Path) -> str | None:
         """What project file ``path`` (its own name, or its real target) is, or ``None``."""
@@ -107,7 +110,7 @@ class Protected:
         for rule in self.rules:
             if rule.names(path) or rule.names(target):
                 return f"it is {rule.what}"
-        return None
+        return self.recorded.get(target)
 
     def _in_gold_folder(self, target: Path) -> bool:
         if target.suffix not in _GOLD_SUFFIXES:
@@ -283,6 +286,7 @@ def survey(
     norecurse: Sequence[str] = NORECURSE,
     gold_folders: bool = True,
     replaced: Iterable[Path] = (),
+    documents: Mapping[str, Iterable[str]] | None = None,
 ) -> Protected:
     """What a writer may not replace in the project at ``rootdir``.
 
@@ -292,6 +296,8 @@ def survey(
     beside the ``rules`` given (such as ini ``chunkrecall_corpus``). ``files``:
     other files to protect (the ini file, a command's inputs), by path. ``replaced``: the
     gold files this writer writes itself (an import), which it may replace with their corpus.
+    ``documents``: the corpus documents a report records, by gold file, both as ids relative
+    to ``rootdir``.
     """
     protected: dict[Path, str] = {real_target(path): what for path, what in (files or {}).items()}
     every_rule = list(rules)
@@ -315,6 +321,11 @@ def survey(
         rules=tuple(every_rule),
         taken={real_target(path): what for path, what in (taken or {}).items()},
         gold_folders=gold_folders,
+        recorded={
+            real_target(rootdir / document): f"it is a corpus document of {gold_file}"
+            for gold_file, ids in (documents or {}).items()
+            for document in ids
+        },
     )
 
 

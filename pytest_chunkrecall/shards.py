@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .baseline import saved as baseline
@@ -161,14 +161,6 @@ def run_merge(args: argparse.Namespace) -> int:
         raise ChunkrecallError(
             f"--out {quoted(out)} is one of the reports to merge; merge never overwrites its inputs"
         )
-    protected = survey(Path.cwd(), writer="merge", search=[Path.cwd()])
-    check(
-        OutputPath(out, f"--out {quoted(out)}"), protected, force=args.force, force_option="--force"
-    )
-    if not out.parent.is_dir():
-        raise ChunkrecallError(
-            f"--out {quoted(out)}: the folder {quoted(out.parent)} does not exist; create it first"
-        )
     reports = [(str(path), read_report(path)) for path in inputs]
     parts = [completeness.of_report(data, name=name) for name, data in reports]
     whole = completeness.merged(parts)
@@ -181,6 +173,7 @@ def run_merge(args: argparse.Namespace) -> int:
     fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)
     try:
         summary = fold.finish()
+        _check_out(args, summary.fingerprints())
         report = json_report.head(
             summary, GateOutcome(), baseline_name=None, source=made_from, completeness=whole
         )
@@ -195,19 +188,32 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
+    """Pass ``merge --out`` through the output guard, which also protects the corpus the
+    reports record (``documents``, by gold file)."""
+    out: Path = args.out
+    protected = survey(Path.cwd(), writer="merge", search=[Path.cwd()], documents=documents)
+    output = OutputPath(out, f"--out {quoted(out)}")
+    check(output, protected, force=args.force, force_option="--force")
+    if not out.parent.is_dir():
+        raise ChunkrecallError(
+            f"--out {quoted(out)}: the folder {quoted(out.parent)} does not exist; create it first"
+        )
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
     _outputs_apart(args)
-    _check_outputs(args)
     name = str(args.report)
     data = read_report(args.report)
+    shard = shard_of(data, name=name)
+    _check_outputs(args, fingerprints_of(shard.gold_info))
     whole = completeness.of_report(data, name=name)
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="compare"))
     made_from = source.of_report(data, name=name)
     base = baseline.load(args.baseline, name=str(args.baseline))
-    shard = shard_of(data, name=name)
     # what changed since the baseline: a regression in a changed document says so
     changed = drift(base, setups_of(shard.gold_info), fingerprints_of(shard.gold_info))
 
@@ -297,11 +303,11 @@ def _compare(
     return status
 
 
-def _check_outputs(args: argparse.Namespace) -> None:
+def _check_outputs(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
     """Pass ``compare``'s outputs and ``$GITHUB_STEP_SUMMARY`` through the output guard,
-    before the report is read."""
-    rootdir: Path = args.rootdir
-    protected = survey(rootdir.absolute(), writer="compare", search=[rootdir.absolute()])
+    before anything is written; ``documents``: the corpus the report records."""
+    rootdir = Path(args.rootdir).absolute()
+    protected = survey(rootdir, writer="compare", search=[rootdir], documents=documents)
     named: tuple[tuple[str, Path | None, Holds], ...] = (
         ("--report-out", args.report_out, "report"),
         ("--markdown", args.markdown, "markdown"),

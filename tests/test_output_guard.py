@@ -163,6 +163,53 @@ def test_merge_never_writes_over_the_ini_file_even_with_force(reports: Path) -> 
     )
 
 
+@pytest.fixture
+def ini_corpus(pytester: pytest.Pytester) -> Path:
+    """A project whose corpus only the ini file names, with a report and a baseline."""
+    (pytester.path / "docs").mkdir()
+    (pytester.path / "docs" / "policies.md").write_text(POLICIES, encoding="utf-8")
+    pytester.makeini("[pytest]\nchunkrecall_corpus = docs/*.md\n")
+    (pytester.path / "gold").mkdir()
+    (pytester.path / "gold" / "policies.yaml").write_text(
+        GOLD.replace("corpus: ../docs/*.md\n", ""), encoding="utf-8"
+    )
+    result = pytester.runpytest(
+        *QUIET,
+        *("--chunkrecall-report", "r.json", "--chunkrecall-baseline", "b.json"),
+        "--chunkrecall-update-baseline",
+    )
+    assert result.ret == 0, result.stdout.str()
+    return pytester.path
+
+
+@pytest.mark.parametrize(
+    ("args", "option"),
+    [
+        (("compare", "r.json", "--baseline", "b.json", "--force"), "--markdown"),
+        (("merge", "r.json", "--force"), "--out"),
+    ],
+    ids=["compare", "merge"],
+)
+def test_commands_never_write_over_the_corpus_the_ini_names(
+    ini_corpus: Path, args: tuple[str, ...], option: str
+) -> None:
+    command_refused(
+        ini_corpus,
+        *args,
+        *(option, "docs/policies.md"),
+        says=f"{option} docs/policies.md: it is a corpus document of gold/policies.yaml",
+    )
+
+
+def test_export_never_writes_over_the_corpus_the_ini_names(ini_corpus: Path) -> None:
+    (ini_corpus / "docs" / "qrels.txt").symlink_to(ini_corpus / "docs" / "policies.md")
+    command_refused(
+        ini_corpus,
+        *("export", "trec", "r.json", "--out", "docs", "--force"),
+        says="docs/qrels.txt: it is a corpus document of gold/policies.yaml",
+    )
+
+
 def test_merge_with_a_name_too_long_is_a_clear_error(reports: Path) -> None:
     long = "m" * 300 + ".json"
     output = command_refused(

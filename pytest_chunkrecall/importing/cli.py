@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from ..guard import Protected, Rule, quoted, survey
@@ -173,7 +173,7 @@ def _chunking_evaluation(args: argparse.Namespace) -> int:
 def _trec(args: argparse.Namespace) -> int:
     found = export_trec(args.report, args.out, force=args.force, tag=args.tag)
     inputs = {args.report: "the report being exported"}
-    found.output.write(_protected("export", found.output, inputs))
+    found.output.write(_protected("export", found.output, inputs, documents=found.documents))
     print(
         f"export trec: {_count(found.queries, 'query', 'queries')} "
         f"({found.without_holding} with no holding chunk, marked {NO_HOLDING_CHUNK}); "
@@ -185,7 +185,12 @@ def _trec(args: argparse.Namespace) -> int:
 
 
 def _protected(
-    writer: str, output: Output, inputs: dict[Path, str], rules: Sequence[Rule] = ()
+    writer: str,
+    output: Output,
+    inputs: dict[Path, str],
+    rules: Sequence[Rule] = (),
+    *,
+    documents: Mapping[str, Iterable[str]] | None = None,
 ) -> Protected:
     """What an import or export may not replace: its inputs, the project's own files, and
     the gold files of the project around it with their corpus. An import writes gold files
@@ -199,6 +204,7 @@ def _protected(
         files={path: f"it is {what}" for path, what in inputs.items()},
         gold_folders=not importing,
         replaced=output.files if importing else (),
+        documents=documents,
     )
 
 
