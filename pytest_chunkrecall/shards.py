@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from .baseline import saved as baseline
@@ -26,6 +26,7 @@ from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
+from .guard import Holds, OutputPath, check, quoted, survey
 from .render import json_report, markdown
 from .render.summary import SummaryContext, fails_run, summarise
 from .render.terminal_summary import summary_lines
@@ -133,6 +134,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
         help="Write the report with the comparison, as the single run's --chunkrecall-report",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="Replace a --markdown or --report-out file that pytest-chunkrecall did not write "
+        "(a project's own files are never replaced)",
+    )
+    parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )
     parser.add_argument(
@@ -147,15 +154,9 @@ def run_merge(args: argparse.Namespace) -> int:
     """Merge the shards' reports; refuses to overwrite an input, or an output without --force."""
     out: Path = args.out
     inputs: list[Path] = args.reports
-    if any(out.resolve() == path.resolve() for path in inputs):
+    if any(real_target(out) == real_target(path) for path in inputs):
         raise ChunkrecallError(
-            f"--out {out} is one of the reports to merge; merge never overwrites its inputs"
-        )
-    if out.exists() and not args.force:
-        raise ChunkrecallError(f"--out {out} exists; give another path, or --force to replace it")
-    if not out.parent.is_dir():
-        raise ChunkrecallError(
-            f"--out {out}: the folder {out.parent} does not exist; create it first"
+            f"--out {quoted(out)} is one of the reports to merge; merge never overwrites its inputs"
         )
     reports = [(str(path), read_report(path)) for path in inputs]
     parts = [completeness.of_report(data, name=name) for name, data in reports]
@@ -169,6 +170,7 @@ def run_merge(args: argparse.Namespace) -> int:
     fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)
     try:
         summary = fold.finish()
+        _check_out(args, summary.fingerprints())
         report = json_report.head(
             summary, GateOutcome(), baseline_name=None, source=made_from, completeness=whole
         )
@@ -183,18 +185,32 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
+    """Pass ``merge --out`` through the output guard, which also protects the corpus the
+    reports record (``documents``, by gold file)."""
+    out: Path = args.out
+    protected = survey(Path.cwd(), writer="merge", search=[Path.cwd()], documents=documents)
+    output = OutputPath(out, f"--out {quoted(out)}")
+    check(output, protected, force=args.force, force_option="--force")
+    if not out.parent.is_dir():
+        raise ChunkrecallError(
+            f"--out {quoted(out)}: the folder {quoted(out.parent)} does not exist; create it first"
+        )
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
     _outputs_apart(args)
     name = str(args.report)
     data = read_report(args.report)
+    shard = shard_of(data, name=name)
+    _check_outputs(args, fingerprints_of(shard.gold_info))
     whole = completeness.of_report(data, name=name)
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="compare"))
     made_from = source.of_report(data, name=name)
     base = baseline.load(args.baseline, name=str(args.baseline))
-    shard = shard_of(data, name=name)
     # what changed since the baseline: a regression in a changed document says so
     changed = drift(base, setups_of(shard.gold_info), fingerprints_of(shard.gold_info))
 
@@ -279,10 +295,32 @@ def _compare(
             append_text(Path(step_summary), text)
         except OSError as exc:
             print(
-                f"note: cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}",
+                f"note: cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: "
+                f"{exc.strerror or exc}",
                 file=sys.stderr,
             )
     return status
+
+
+def _check_outputs(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
+    """Pass ``compare``'s outputs and ``$GITHUB_STEP_SUMMARY`` through the output guard,
+    before anything is written; ``documents``: the corpus the report records."""
+    rootdir = Path(args.rootdir).absolute()
+    protected = survey(rootdir, writer="compare", search=[rootdir], documents=documents)
+    named: tuple[tuple[str, Path | None, Holds], ...] = (
+        ("--report-out", args.report_out, "report"),
+        ("--markdown", args.markdown, "markdown"),
+    )
+    for option, path, holds in named:
+        if path is not None:
+            output = OutputPath(path, f"{option} {quoted(path)}", holds)
+            check(output, protected, force=args.force, force_option="--force")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        summary = OutputPath(
+            Path(step_summary), f"GITHUB_STEP_SUMMARY {quoted(step_summary)}", "summary"
+        )
+        check(summary, protected, force=False, force_option="--force")
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:
@@ -311,7 +349,7 @@ def _write(path: Path, text: Iterable[str]) -> None:
     try:
         write_atomically(path, text)
     except OSError as exc:
-        raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ChunkrecallError(f"cannot write {quoted(path)}: {exc.strerror or exc}") from None
 
 
 def _settings(args: argparse.Namespace) -> GateSettings:

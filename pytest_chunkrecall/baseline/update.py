@@ -10,6 +10,7 @@ from typing import Any
 
 from ..errors import ChunkrecallError
 from ..files import locked, not_regular, write_atomically
+from ..guard import quoted
 from . import saved as baseline
 from .saved import Baseline, Entry
 
@@ -60,7 +61,7 @@ def write_updated(
             write_atomically(path, baseline.dumps(merged))
     except OSError as exc:
         raise ChunkrecallError(
-            f"baseline {name} not written: {exc.strerror or exc}; the file is as it was"
+            f"baseline {quoted(name)} not written: {exc.strerror or exc}; the file is as it was"
         ) from None
     kept = [nodeid for nodeid in unevaluated if merged.get(*_parts(nodeid)) is not None]
     return Written(len(merged), kept)
@@ -74,7 +75,7 @@ def _parts(nodeid: str) -> tuple[str, str]:
 def _current(path: Path, name: str) -> Baseline:
     problem = not_regular(path)
     if problem:
-        raise ChunkrecallError(f"baseline {name} not written: {problem}")
+        raise ChunkrecallError(f"baseline {quoted(name)} not written: {problem}")
     if not path.exists():
         return Baseline()
     try:

@@ -90,6 +90,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         ini.register(parser, setting)
 
 
+@pytest.hookimpl(tryfirst=True)  # a usage error stops the run before other plugins write files
 def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return  # no run: a bad option must not hide the help it asks for

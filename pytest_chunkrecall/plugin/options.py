@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import glob
 import numbers
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,17 +23,25 @@ from ..config.table import (
     candidates_problem,
     resolved_k,
 )
-from ..corpus import corpus_roots, matches_pattern
+from ..corpus import corpus_roots
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
 from ..evaluation.repeat import Policy
 from ..evaluation.suite import Component
-from ..files import foreign_content, not_regular, output_problem, real_target
+from ..files import not_regular, real_target
+from ..guard import (
+    NORECURSE,
+    Holds,
+    OutputPath,
+    Protected,
+    Rule,
+    check,
+    lock_problem,
+    quoted,
+    survey,
+)
 from ..run import sweep
 from .ini import ini_given, ini_setting, warn_at_ini
-
-# the project's own files, by name: no output of the run may land on one
-PROJECT_FILES = frozenset(("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg", "conftest.py"))
 
 
 @dataclass(frozen=True)
@@ -93,11 +102,18 @@ def read(config: pytest.Config) -> Options:
     except ValueError as exc:
         raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
     gold_files = _gold_files(config)
-    setup = _baseline_setup(config)
+    # Surveyed where the run's files are written: an xdist worker writes none of them.
+    protected = Protected(config.rootpath)
+    if not hasattr(config, "workerinput") and _writes_files(config):
+        protected = _protected(config, gold_files)
+        _step_summary(config, protected)
+    setup = _baseline_setup(config, protected)
     force = bool(config.getoption("chunkrecall_force"))
-    report = _output(config, "--chunkrecall-report", gold_files, force=force, report=True)
-    markdown = _output(config, "--chunkrecall-markdown", gold_files, force=force)
-    html = _output(config, "--chunkrecall-html", gold_files, force=force, ini="chunkrecall_html")
+    report = _output(config, "--chunkrecall-report", protected, force=force, holds="report")
+    markdown = _output(config, "--chunkrecall-markdown", protected, force=force, holds="markdown")
+    html = _output(
+        config, "--chunkrecall-html", protected, force=force, holds="html", ini="chunkrecall_html"
+    )
     _one_file_each(config, setup, report=report, markdown=markdown, html=html)
     ini = _ini_settings(config)
     _check_candidates(ini, k)
@@ -181,14 +197,13 @@ def _length(config: pytest.Config) -> Component | None:
 def _output(
     config: pytest.Config,
     option: str,
-    gold_files: set[Path] | None,
+    protected: Protected,
     *,
     force: bool,
-    report: bool = False,
+    holds: Holds,
     ini: str | None = None,
 ) -> str | None:
-    """A file the run will write: refused now if it cannot be, rather than lost at the end,
-    and refused if it is the user's own (a project file, or a file this plugin did not write).
+    """A file the run will write, checked by the output guard now rather than lost at the end.
 
     The command line's path is relative to the current folder; an ini option's (``ini``)
     to the rootdir.
@@ -202,47 +217,85 @@ def _output(
             value = str(base / value)
     if not value:
         return None
-    path = base / value
-    problem = output_problem(path)
-    if problem:
-        raise pytest.UsageError(f"{option} {value}: {problem}")
-    owned = _project_file(config, path, gold_files)
-    if owned:
-        raise pytest.UsageError(
-            f"{option} {value}: {owned}, and the run never writes over the project's own "
-            "files; give another path"
-        )
-    foreign = None if force else foreign_content(path, report=report)
-    if foreign:
-        raise pytest.UsageError(
-            f"{option} {value}: {foreign}; give another path, or add --chunkrecall-force "
-            "to replace it"
-        )
+    output = OutputPath(base / value, f"{option} {quoted(value)}", holds)
+    try:
+        check(output, protected, force=force, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
     return str(value)
 
 
-def _project_file(config: pytest.Config, path: Path, gold_files: set[Path] | None) -> str | None:
-    """What of the project's own ``path`` is (the ini file, a gold file, a corpus document,
-    source), or ``None`` when it is none of them."""
-    target = real_target(path)
-    if config.inipath is not None and target == real_target(config.inipath):
-        return "it is the ini file of this run"
-    if target.name in PROJECT_FILES:
-        return f"it is the project's {target.name}"
-    if target.suffix == ".py":
-        return "it is a Python source file"
-    if target.suffix in (".yaml", ".yml"):
-        parts = (
-            target.relative_to(config.rootpath).parts
-            if target.is_relative_to(config.rootpath)
-            else ()
+def _protected(config: pytest.Config, gold_files: set[Path] | None) -> Protected:
+    """What no output of this run may replace: the project's files and the other outputs."""
+    rootdir, here = config.rootpath, config.invocation_params.dir
+    named = [here / argument.split("::", 1)[0] for argument in config.args]
+    known = {path: "a gold file" for path in gold_files or ()}
+    for path in named:
+        if path.suffix in (".yaml", ".yml") and path.is_file():
+            known[path] = "a gold file named on the command line"
+    rules = [
+        Rule(pattern, rootdir, f"a corpus document (ini option chunkrecall_corpus: {pattern!r})")
+        for pattern in ini_given(config, "corpus") or ()
+    ]
+    rules += [
+        Rule(
+            pattern,
+            rootdir,
+            f"where gold files are collected (ini option chunkrecall_gold: {pattern!r})",
         )
-        if "gold" in parts[:-1] or (gold_files is not None and target in gold_files):
-            return "it is a gold file"
-    for pattern in ini_given(config, "corpus") or ():
-        if any(matches_pattern(name, pattern, config.rootpath) for name in (path, target)):
-            return f"it is a corpus document (ini option chunkrecall_corpus: {pattern!r})"
-    return None
+        for pattern in ini_given(config, "gold") or ()
+    ]
+    files = {} if config.inipath is None else {config.inipath: "it is the ini file of this run"}
+    return survey(
+        rootdir,
+        writer="the run",
+        search=named if gold_files is None else (),
+        gold_files=known.items(),
+        rules=rules,
+        files=files,
+        taken=_other_outputs(config),
+        norecurse=config.getini("norecursedirs") or NORECURSE,
+    )
+
+
+def _writes_files(config: pytest.Config) -> bool:
+    """Whether this run writes (or appends to) any file: only then is the project surveyed."""
+    options = ("chunkrecall_report", "chunkrecall_markdown", "chunkrecall_html")
+    return (
+        any(config.getoption(option) for option in options)
+        or bool(config.getoption("chunkrecall_update_baseline"))
+        or bool(ini_given(config, "html"))
+        or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+    )
+
+
+def _other_outputs(config: pytest.Config) -> dict[Path, str]:
+    """The files other plugins write in this run: no output of this one may be one of them."""
+    here = config.invocation_params.dir
+    found = {
+        "--junitxml": getattr(config.option, "xmlpath", None),
+        "pytest-html's --html": getattr(config.option, "htmlpath", None),
+        "--json-report-file": getattr(config.option, "json_report_file", None)
+        if getattr(config.option, "json_report", False)
+        else None,
+    }
+    return {
+        here / os.path.expanduser(value): f"the file of {option} in this run"
+        for option, value in found.items()
+        if value
+    }
+
+
+def _step_summary(config: pytest.Config, protected: Protected) -> None:
+    """``$GITHUB_STEP_SUMMARY``, appended to at the end: never a project file."""
+    value = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not value:
+        return
+    output = OutputPath(Path(value), f"GITHUB_STEP_SUMMARY {quoted(value)}", "summary")
+    try:
+        check(output, protected, force=False, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _one_file_each(
@@ -273,7 +326,7 @@ def _one_file_each(
         seen[target] = what
 
 
-def _baseline_setup(config: pytest.Config) -> BaselineSetup:
+def _baseline_setup(config: pytest.Config, protected: Protected) -> BaselineSetup:
     """Where the baseline is, read now so that a bad one stops the run before any test."""
     gates = _gate_settings(config)
     update = bool(config.getoption("chunkrecall_update_baseline"))
@@ -290,13 +343,12 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
         )
     else:
         return BaselineSetup(gates=gates)
-    problem = output_problem(path) if update else not_regular(path)
-    if update and not path.parent.is_dir():
-        problem = f"the folder {path.parent} does not exist; create it first"
-    if problem:
-        raise pytest.UsageError(
-            f"cannot {'write' if update else 'read'} baseline {name}: {problem}"
-        )
+    if update:
+        _check_baseline(path, name, protected)
+    else:
+        problem = not_regular(path)
+        if problem:
+            raise pytest.UsageError(f"cannot read baseline {quoted(name)}: {problem}")
     if not path.exists():
         return BaselineSetup(path, name, update, None, not update, gates)
     try:
@@ -308,6 +360,20 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
             ) from None
         raise pytest.UsageError(str(exc)) from None
     return BaselineSetup(path, name, update, loaded, False, gates)
+
+
+def _check_baseline(path: Path, name: str, protected: Protected) -> None:
+    """The baseline an updating run writes: through the output guard, its folder, its lock."""
+    output = OutputPath(path, f"cannot write baseline {quoted(name)}", "baseline")
+    try:
+        check(output, protected, force=False, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    problem = lock_problem(path)
+    if not path.parent.is_dir():
+        problem = f"the folder {quoted(path.parent)} does not exist; create it first"
+    if problem:
+        raise pytest.UsageError(f"cannot write baseline {quoted(name)}: {problem}")
 
 
 def _gate_settings(config: pytest.Config) -> GateSettings:

@@ -31,6 +31,7 @@ from ..baseline.update import accept_command, write_updated
 from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
+from ..guard import quoted
 from ..render import json_report, markdown
 from ..render.summary import Summary, SummaryContext, fails_run, summarise
 from ..render.terminal_summary import STYLES, Style, summary_lines
@@ -205,7 +206,9 @@ class RunOwner:
         except ChunkrecallError as exc:
             notes.errors.append(str(exc))
         else:
-            notes.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
+            notes.notes.append(
+                f"baseline {quoted(setup.name)} written: {counted(written.size, 'case')}"
+            )
             kept = written.kept_line()
             if kept is not None:
                 notes.notes.append(kept)
@@ -243,7 +246,7 @@ class RunOwner:
                 append_text(Path(step_summary), text)
             except OSError as exc:
                 self.notes.notes.append(
-                    f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+                    f"cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: {exc.strerror or exc}"
                 )
 
     def _write(self, session: pytest.Session, path: Path, text: Iterable[str]) -> None:
@@ -252,7 +255,7 @@ class RunOwner:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, text)
         except OSError as exc:
-            self.notes.errors.append(f"cannot write {path}: {exc.strerror or exc}")
+            self.notes.errors.append(f"cannot write {quoted(path)}: {exc.strerror or exc}")
             self._fail(session)
         else:
             self.notes.written.append(str(path))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..errors import counted
+from ..guard import quoted
 from . import gold_file, terminal
 from .summary import GoldFileSummary, Summary, written
 from .terminal import Kind, Line
@@ -126,7 +127,7 @@ def _end(summary: Summary) -> list[Line]:
     if summary.absent is not None:
         lines.append(Line("failure", f"chunkrecall: {summary.absent}"))
     for output in written(summary):
-        lines.append(Line("info", f"chunkrecall: {output.what} written to {output.path}"))
+        lines.append(Line("info", f"chunkrecall: {output.what} written to {quoted(output.path)}"))
     failed_cases = summary.run.failed_cases
     if failed_cases > SLOW_LISTING and summary.context.tbstyle not in (None, "line", "no"):
         lines.append(Line("info", slow_listing(failed_cases)))
