@@ -164,6 +164,38 @@ def load_exits(path):
     sys.exit(2)
 
 
+def reranker_raises(**ignored):
+    raise ValueError("no model today")
+
+
+def reranker_none(**ignored):
+    return None
+
+
+def reranker_number(**ignored):
+    return 3
+
+
+def reranker_object(**ignored):
+    return object()
+
+
+def reranker_needs(model):
+    return lambda question, chunks, k: chunks[:k]
+
+
+def reranker_two(question, chunks):
+    return chunks
+
+
+def retriever_number(chunks):
+    return 3
+
+
+def load_surrogate(path):
+    return open(path, encoding="utf-8", errors="surrogateescape").read() + "\\udcff"
+
+
 def negative(text):
     return -len(text)
 
@@ -613,6 +645,34 @@ ROWS: dict[str, Row] = {
         status=FAILED,
         says="chunker rag:repeats was stopped on docs/a.md: its chunks passed 20 times",
         resource=True,
+    ),
+    **{
+        f"a reranker that cannot be built ({why}){suffix}": Row(
+            {**gold(f"reranker: rag:{factory}\n" + GOLD), "gold/b.yaml": GOLD},
+            args=args,
+            status=FAILED,  # the gold file's case fails; the other gold file runs
+            says=f"gold/a.yaml:1: reranker rag:{factory} {message}",
+            never="INTERNALERROR",
+        )
+        for why, factory, message in (
+            (
+                "a factory that raises",
+                "reranker_raises",
+                "was called as a factory with {} and raised",
+            ),
+            ("a factory that returns None", "reranker_none", "gave None; it must be"),
+            ("a factory that returns a number", "reranker_number", "gave an int; it must be"),
+            ("a factory that returns an object", "reranker_object", "gave an object; it must be"),
+            ("a factory that needs an argument", "reranker_needs", "was called as a factory"),
+            ("a function of two parameters", "reranker_two", "was called as a factory"),
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    "a retriever factory that returns a number": Row(
+        {**gold("retriever: rag:retriever_number\n" + GOLD), "gold/b.yaml": GOLD},
+        status=FAILED,
+        says="retriever rag:retriever_number",
+        never="INTERNALERROR",
     ),
     "a loader that calls sys.exit": Row(
         ini="chunkrecall_loader = rag:load_exits",

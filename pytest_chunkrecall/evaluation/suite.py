@@ -180,7 +180,7 @@ class Suite:
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
         self._search, self._batch, self.own_reranker = _build_search(retriever, chunks, where=where)
-        self._rerankers: dict[Component, Reranker] = {}
+        self._rerankers: dict[Component, Reranker | ChunkrecallError] = {}
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
@@ -258,14 +258,20 @@ class Suite:
 
     def reranker(self, component: Component | None, *, where: str | None = None) -> Reranker | None:
         """The second stage: ``component`` made ready once (its factory called once), else the
-        retriever's own (a LangChain compression retriever's compressor), else ``None``."""
+        retriever's own (a LangChain compression retriever's compressor), else ``None``.
+
+        Raises :class:`ChunkrecallError` when it cannot be built: the same error each time."""
         if component is None:
             return self.own_reranker
         found = self._rerankers.get(component)
         if found is None:
-            found = self._rerankers[component] = reranker(
-                component.obj, component.args, name=component.name, where=where
-            )
+            try:
+                found = reranker(component.obj, component.args, name=component.name, where=where)
+            except ChunkrecallError as exc:
+                found = exc  # its factory is called once, even when it fails
+            self._rerankers[component] = found
+        if isinstance(found, ChunkrecallError):
+            raise found.with_traceback(None)
         return found
 
     def _retrieved(self, question: str, k: int, outcome: Outcome) -> list[retrieval.Retrieved]:
