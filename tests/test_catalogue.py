@@ -336,6 +336,15 @@ THREE_CASES = (
     "cases:\n  - id: late\n    question: What is the late fee?\n    needle: 45 days\n"
     + TWO_CASES.removeprefix("cases:\n")
 )
+SWALLOWS_A_CASE = """
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.name == "restocking":
+        return True  # as a plugin that drops a test: it never runs, and no report comes
+"""
 STOPPED = {"complete": False, "incomplete": {"reason": "interrupted", "not_run": 9}}
 HUGE = "9" * 5_000
 DAMAGED = "r.report is damaged: case 1 (gold/a.yaml::refund-window)"
@@ -1002,6 +1011,22 @@ ROWS: dict[str, Row] = {
         writes=("r.json",),
         shows=(("r.json", '"incomplete": {\n    "reason": "interrupted"'),),
         resource=True,
+    ),
+    **{
+        f"a case that never ran, though nothing failed{suffix}": Row(
+            {**gold(TWO_CASES), "conftest.py": SWALLOWS_A_CASE},
+            args=args,
+            status=FAILED,
+            says="the run is incomplete: some selected cases never ran; 1 of 2 selected cases "
+            "never ran; a run that did not evaluate every selected case does not pass",
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    "the only case never ran, though nothing failed": Row(
+        {"conftest.py": SWALLOWS_A_CASE.replace("restocking", "refund-window")},
+        status=FAILED,
+        says="chunkrecall: FAILED: the run is incomplete: some selected cases never ran; 1 of 1 "
+        "selected case never ran; a run that did not evaluate every selected case does not pass",
     ),
     "-k: a selection is a whole run": Row(
         gold(THREE_CASES),

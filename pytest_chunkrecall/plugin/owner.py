@@ -52,6 +52,9 @@ _MARKUP: dict[Style, dict[str, bool]] = {
 }
 
 
+_NOT_PASSING = "a run that did not evaluate every selected case does not pass"
+
+
 class RunOwner:
     """Folds in every case's report as it arrives; at the session's end, gates the run and
     writes its files; in the terminal summary, prints the ``chunkrecall`` section."""
@@ -118,6 +121,7 @@ class RunOwner:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not len(self.fold):
+            self._nothing_evaluated(session, exitstatus)
             return
         setup = self.config.stash[OPTIONS].baseline
         gold_files = self.fold.gold_file_paths()
@@ -155,11 +159,31 @@ class RunOwner:
         incomplete = self.completeness.line()
         if incomplete is not None and setup.loaded is not None and not setup.update:
             outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        elif incomplete is not None and exitstatus == pytest.ExitCode.OK:
+            # nothing else failed the run (a worker's internal error, a plugin that dropped
+            # a case): its hit rate is that of part of its cases, and it must not pass
+            outcome.errors.append(f"{incomplete}; {_NOT_PASSING}")
         elif incomplete is not None:
             outcome.notes.append(incomplete)
         outcome.errors += sweep.failures(summary.sweep_rows)
         self._fail(session)
         self._write_outputs(session, summary)
+
+    def _nothing_evaluated(self, session: pytest.Session, exitstatus: int) -> None:
+        """Fail a run that selected cases and got the report of none, when nothing else
+        failed it: there is no summary to gate, and no case passed."""
+        if exitstatus != pytest.ExitCode.OK or not self.selected - self.reported - self.crashed:
+            return
+        self.completeness = completeness.of_run(
+            selected=self.selected,
+            reported=self.reported | self.crashed,
+            interrupted=False,
+            stopped=_stopped(session),
+            crashed=bool(self.crashed),
+            selection=selection_of(self.config, len(self.selected)),
+        )
+        self.outcome.errors.append(f"{self.completeness.line()}; {_NOT_PASSING}")
+        self._fail(session)
 
     def _baseline(
         self,
@@ -267,6 +291,8 @@ class RunOwner:
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.summary is None:
+            for error in self.outcome.errors:  # a run that evaluated no case
+                terminalreporter.write_line(f"chunkrecall: FAILED: {error}", **_MARKUP["red_bold"])
             return
         terminalreporter.write_sep("=", "chunkrecall")
         for line in summary_lines(self.summary, self.outcome, self._context()):
