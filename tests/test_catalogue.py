@@ -336,6 +336,10 @@ THREE_CASES = (
     "cases:\n  - id: late\n    question: What is the late fee?\n    needle: 45 days\n"
     + TWO_CASES.removeprefix("cases:\n")
 )
+SURROGATE_DOCUMENTS = """
+def pytest_chunkrecall_documents(config, gold_path):
+    return {"a": "Refunds within 30 days.\\udcff"}
+"""
 SWALLOWS_A_CASE = """
 import pytest
 
@@ -688,6 +692,28 @@ ROWS: dict[str, Row] = {
         status=FAILED,
         says="loader rag:load_exits failed on docs/a.md",
     ),
+    **{
+        f"a loader that returns a lone surrogate{suffix}": Row(
+            ini="chunkrecall_loader = rag:load_surrogate",
+            args=args,
+            status=FAILED,
+            says="loader rag:load_surrogate returned text for docs/a.md that holds a lone "
+            "surrogate (U+DCFF at offset 502), which is no Unicode character",
+            never="INTERNALERROR",
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    **{
+        f"a documents hook that returns a lone surrogate{suffix}": Row(
+            {"conftest.py": SURROGATE_DOCUMENTS},
+            args=args,
+            status=status,  # a collection error; xdist exits 1 on one
+            says="document 'a' from pytest_chunkrecall_documents holds a lone surrogate "
+            "(U+DCFF at offset 23), which is no Unicode character",
+            never="INTERNALERROR",
+        )
+        for suffix, args, status in (("", (), ERRORS), (", under -n 2", ("-n", "2"), FAILED))
+    },
     "a length function that returns negative numbers": Row(
         ini="chunkrecall_length = rag:negative",
         status=USAGE,
