@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import traceback
 from pathlib import Path
 
@@ -110,6 +111,25 @@ def trimmed(text: str, limit: int = SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+# What printable() escapes: the control characters (Unicode category Cc, which is
+# exactly these two ranges), which move the cursor, and the bidirectional controls,
+# which re-order the text shown after them.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes, as ``repr`` writes them.
+
+    A question or document name is shown as it is, but for these: an escape
+    sequence or a carriage return in gold text would clear or rewrite the
+    terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
+    would reverse the text after it.
+    """
+    return _UNPRINTABLE.sub(lambda found: repr(found[0])[1:-1], text)
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:

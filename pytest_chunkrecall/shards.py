@@ -166,7 +166,7 @@ def run_merge(args: argparse.Namespace) -> int:
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="merge"))
     made_from = source.merged(
-        [(name, source.of_report(data, name=name)) for name, data in reports],
+        [(name, source.of_report(data, name=name, required=True)) for name, data in reports],
         allow_mixed=args.allow_mixed,
     )
     fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)

