@@ -468,6 +468,25 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="unknown key 'neddle' in a case; did you mean 'needle'?",
     ),
+    "a case id with an escape sequence": Row(
+        gold('cases:\n  - id: "red\\e[31mX"\n    question: q\n    needle: 30 days\n'),
+        status=ERRORS,
+        says="gold/a.yaml:2: 'id' may not contain '::', line breaks or other control "
+        "characters: 'red\\x1b[31mX'",
+        never="\x1b",
+    ),
+    **{
+        f"a gold file whose name holds {what}": Row(
+            {f"gold/b{character}.yaml": GOLD},
+            status=ERRORS,
+            says=f"chunkrecall: gold/b{escaped}.yaml: the gold file's path holds control "
+            "characters; rename the file",
+        )
+        for what, character, escaped in (
+            ("an escape sequence", "\x1b[31m", "\\x1b[31m"),
+            ("a line break", "\nFAILED", "\\nFAILED"),
+        )
+    },
     "a misplaced case key": Row(
         gold("needle: 30 days\n" + GOLD), status=ERRORS, says="'needle' belongs in a case"
     ),

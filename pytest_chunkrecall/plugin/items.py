@@ -118,6 +118,13 @@ class GoldFile(pytest.File):
     """A gold YAML file; collects one :class:`CaseItem` per case."""
 
     def collect(self) -> Iterator[CaseItem]:
+        if printable(self.nodeid) != self.nodeid:
+            # its cases' node ids would carry the characters into every summary, Markdown
+            # page and CI annotation
+            raise self.CollectError(
+                f"chunkrecall: {printable(self.nodeid)}: the gold file's path holds control "
+                "characters; rename the file"
+            )
         try:
             the_plan = plan_gold_file(self.config, self.ihook, self.path, self.nodeid)
         except ChunkrecallError as exc:
