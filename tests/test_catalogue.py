@@ -255,6 +255,15 @@ TWO_CASES = (
 )
 
 IMPORT_QA = ("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/imported.yaml")
+IMPORT_CHUNKING_EVALUATION = ("import", "chunking-evaluation", "questions_df.csv")
+IMPORT_CHUNKING_EVALUATION += ("--corpora", "docs", "--out", "imported")
+
+
+def questions_df(references: str) -> str:
+    """Chroma's questions_df.csv of one question, its references written as given."""
+    return f'question,references,corpus_id\n"What is the refund window?","[{references}]",a\n'
+
+
 SQUAD = """{"version": "1.1", "data": [{"title": "Policies", "paragraphs": [
   {"context": "The refund window is 30 days. A restocking fee of 15 percent applies.",
    "qas": [
@@ -1371,6 +1380,21 @@ ROWS: dict[str, Row] = {
         command=True,
         status=2,
         says="rows.jsonl:1: this line holds a number of 5,000 digits",
+    ),
+    "import chunking-evaluation: a start_index of 5,000 digits": Row(
+        {"questions_df.csv": questions_df('{""content"": ""30 days"", ""start_index"": ' + HUGE)},
+        args=IMPORT_CHUNKING_EVALUATION,
+        command=True,
+        status=2,
+        says="questions_df.csv:2: 'references' holds a number of 5,000 digits; no start_index "
+        "or end_index is that long",
+    ),
+    "import chunking-evaluation: references nested 60,000 deep": Row(
+        {"questions_df.csv": questions_df("[" * 60_000 + "]" * 60_000)},
+        args=IMPORT_CHUNKING_EVALUATION,
+        command=True,
+        status=2,
+        says="questions_df.csv:2: 'references' is nested too deeply to be a list of references",
     ),
     "import qa: a FIFO as input": Row(
         args=("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/b.yaml"),
