@@ -26,7 +26,7 @@ from .baseline.gating import (
     gate_run,
     quarantined,
 )
-from .errors import ChunkrecallError, counted
+from .errors import ChunkrecallError, counted, trimmed
 from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
@@ -240,6 +240,8 @@ def _compare(
         documents=summary.fingerprints(),
     )
     outcome.errors += sweep.failures(summary.sweep_rows)
+    if summary.unevaluated:
+        outcome.errors.append(_not_evaluated(summary.unevaluated, str(args.report)))
     incomplete = whole.line()
     if incomplete is not None:
         outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
@@ -284,6 +286,21 @@ def _compare(
                 file=sys.stderr,
             )
     return status
+
+
+def _not_evaluated(nodeids: list[str], report: str) -> str:
+    """What ``compare`` says of the cases the run that wrote ``report`` could not evaluate."""
+    shown = ", ".join(trimmed(nodeid) for nodeid in nodeids[:_NAMED])
+    if len(nodeids) > _NAMED:
+        shown += f", … ({len(nodeids):,} in all)"
+    return (
+        f"{counted(len(nodeids), 'case')} of {report} could not be evaluated (an error, a "
+        f"timeout or a crashed worker): {shown}; the log of the run that wrote the report "
+        "says why: fix it, run those cases again, and compare the new report"
+    )
+
+
+_NAMED = 5  # cases named in that line; the report lists them all
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:

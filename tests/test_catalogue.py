@@ -1123,6 +1123,16 @@ ROWS: dict[str, Row] = {
         says="the run is incomplete: r.report: interrupted; 9 cases never ran; the gate does "
         "not pass on part of a run",
     ),
+    "compare: a case that was never evaluated": Row(
+        {"r.report": forged(top={"unevaluated": ["gold/a.yaml::restocking"]}), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=FAILED,
+        says="chunkrecall: FAILED: 1 case of r.report could not be evaluated (an error, a "
+        "timeout or a crashed worker): gold/a.yaml::restocking; the log of the run that wrote "
+        "the report says why: fix it, run those cases again, and compare the new report",
+        never="see the errors above",
+    ),
     "merge: an incomplete shard": Row(
         {"r.report": forged(top=STOPPED)},
         args=MERGE,

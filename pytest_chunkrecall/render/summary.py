@@ -98,12 +98,14 @@ def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryCon
             lines += [Line("warning", f"  {line}") for line in outcome.drift.lines()]
     unevaluated = len(summary.unevaluated)
     if unevaluated:
+        # outside pytest (compare), the errors are in the log of the run that wrote the report
+        where = "see the errors above" if context.tbstyle is not None else "see below"
         lines.append(
             Line(
                 "error",
                 f"chunkrecall: {unevaluated} case{'' if unevaluated == 1 else 's'} could not be "
                 "evaluated and "
-                f"{'is' if unevaluated == 1 else 'are'} not counted; see the errors above",
+                f"{'is' if unevaluated == 1 else 'are'} not counted; {where}",
             )
         )
     if outcome.gate_line is not None:

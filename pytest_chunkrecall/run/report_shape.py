@@ -172,7 +172,7 @@ def check_report(data: Any, *, name: str) -> dict[str, Any]:
     if not isinstance(cases, list):
         raise _damaged(name, "'cases' must be a list of case entries")
     unevaluated = data.get("unevaluated", [])
-    if not isinstance(unevaluated, list) or not all(isinstance(n, str) for n in unevaluated):
+    if not isinstance(unevaluated, list) or not all(_name(n) is None for n in unevaluated):
         raise _damaged(name, "'unevaluated' must be a list of node ids")
     complete = data.get("complete", True)
     if not isinstance(complete, bool):
