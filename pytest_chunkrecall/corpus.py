@@ -220,7 +220,7 @@ def read_documents(
     for path in paths:
         doc_id = document_id(path, rootdir)
         text = (
-            _load(path, doc_id, loader, loader_name, where)
+            _load(path, doc_id, loader, loader_name, where, rootdir)
             if loader
             else _read(path, doc_id, where)
         )
@@ -273,12 +273,15 @@ def _read(path: Path, doc_id: str, where: str) -> str:
         ) from None
 
 
-def _load(path: Path, doc_id: str, loader: Loader, loader_name: str, where: str) -> str:
+def _load(
+    path: Path, doc_id: str, loader: Loader, loader_name: str, where: str, rootdir: Path
+) -> str:
     try:
         text = loader(path)
     except USER_FAULTS as exc:
         raise ChunkrecallError(
-            f"loader {loader_name} failed on {doc_id}:\n{user_traceback(exc)}", where=where
+            f"loader {loader_name} failed on {doc_id}:\n{user_traceback(exc, root=rootdir)}",
+            where=where,
         ) from None
     if not isinstance(text, str):
         raise ChunkrecallError(

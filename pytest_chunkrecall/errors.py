@@ -53,32 +53,39 @@ class GoldError(ChunkrecallError):
     """A gold file that cannot be read as the schema describes."""
 
 
-def user_traceback(exc: BaseException) -> str:
-    """The traceback of an exception raised by user code, without this package's frames."""
-    frames = [
-        frame
-        for frame in traceback.extract_tb(exc.__traceback__)
-        if not frame.filename.startswith(_HIDDEN)
-    ]
-    lines = traceback.format_list(frames)
+def user_traceback(exc: BaseException, *, root: Path | None = None) -> str:
+    """The traceback of an exception raised by user code, without this package's frames;
+    files inside ``root`` (the rootdir) are named relative to it, as pytest names them."""
+    lines = traceback.format_list(_user_frames(exc, root))
     lines += traceback.format_exception_only(type(exc), exc)
     return "".join(lines).rstrip()
 
 
-def raised(exc: BaseException) -> str:
-    """``ValueError: message``, followed by the user's own frames where there are any.
+def raised(exc: BaseException, *, root: Path | None = None) -> str:
+    """``ValueError: message``, followed by the user's own frames where there are any
+    (files inside ``root`` named relative to it).
 
     An error raised inside this package (a built-in) shows no frames, which
     would only repeat the one line.
     """
+    if not _user_frames(exc, None):
+        return describe(exc)
+    return f"{describe(exc)}:\n{user_traceback(exc, root=root)}"
+
+
+def _user_frames(exc: BaseException, root: Path | None) -> list[traceback.FrameSummary]:
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)
         if not frame.filename.startswith(_HIDDEN)
     ]
-    if not frames:
-        return describe(exc)
-    return f"{describe(exc)}:\n{user_traceback(exc)}"
+    if root is not None:
+        for frame in frames:
+            _ = frame.line  # the source line is read by the file's full name, before it changes
+            path = Path(frame.filename)
+            if path.is_absolute() and path.is_relative_to(root):
+                frame.filename = path.relative_to(root).as_posix()
+    return frames
 
 
 def describe(exc: BaseException) -> str:

@@ -193,6 +193,14 @@ def retriever_number(chunks):
     return 3
 
 
+def load_nothing(path):
+    return "Nothing of use here."
+
+
+def reference_raises(path):
+    raise ValueError("no PDF today")
+
+
 def load_surrogate(path):
     return open(path, encoding="utf-8", errors="surrogateescape").read() + "\\udcff"
 
@@ -759,6 +767,14 @@ ROWS: dict[str, Row] = {
         )
         for suffix, args, status in (("", (), ERRORS), (", under -n 2", ("-n", "2"), FAILED))
     },
+    "a reference loader that raises": Row(
+        {**gold("corpus: ../docs/*.pdf\n" + GOLD), "docs/a.pdf": POLICIES},
+        ini="chunkrecall_loader = rag:load_nothing\nchunkrecall_reference_loader = rag:reference_raises",
+        status=FAILED,
+        says="  not checked: reference loader rag:reference_raises failed on docs/a.pdf: "
+        'ValueError: no PDF today:\n      File "rag.py", line ',
+        never='File "/',
+    ),
     "a length function that returns negative numbers": Row(
         ini="chunkrecall_length = rag:negative",
         status=USAGE,

@@ -41,7 +41,10 @@ def explain(result: CaseResult) -> str:
         lines += _absent(result)
     if result.loading is not None:
         lines += _unparsed(result)
-    lines += [f"  not checked: {printable(note)}" for note in result.reference_notes]
+    for note in result.reference_notes:  # a loader's traceback is shown as its lines
+        first, *rest = note.splitlines() or [""]
+        lines.append(f"  not checked: {printable(first)}")
+        lines += [f"    {printable(line)}" for line in rest]
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
