@@ -892,6 +892,14 @@ ROWS: dict[str, Row] = {
     "a report written": Row(
         args=("--chunkrecall-report", "r.json"), writes=("r.json",), says="JSON report written"
     ),
+    **{
+        f"{option} ''": Row(
+            args=(option, ""),
+            status=USAGE,
+            says=f"{option} is empty: give the path of the file to write",
+        )
+        for option in ("--chunkrecall-report", "--chunkrecall-html", "--chunkrecall-markdown")
+    },
     # ---------------------------------------------------------------- outputs on the user's files
     "a report onto a corpus document": Row(
         args=("--chunkrecall-report", "docs/a.md"),
