@@ -193,6 +193,22 @@ def retriever_number(chunks):
     return 3
 
 
+class ChunkerUnbuilt:
+    def __init__(self, **args):
+        raise ValueError("no tokenizer today")
+
+    def split_text(self, text):
+        return [text]
+
+
+class RetrieverUnbuilt:
+    def __init__(self, chunks):
+        raise ValueError("no index today")
+
+    def search(self, question, k):
+        return []
+
+
 def load_nothing(path):
     return "Nothing of use here."
 
@@ -731,6 +747,20 @@ ROWS: dict[str, Row] = {
             ("a factory that returns an object", "reranker_object", "gave an object; it must be"),
             ("a factory that needs an argument", "reranker_needs", "was called as a factory"),
             ("a function of two parameters", "reranker_two", "was called as a factory"),
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    **{
+        f"a {role} class that cannot be built{suffix}": Row(
+            {**gold(f"{role}: rag:{name}\n" + GOLD), "gold/b.yaml": GOLD},
+            args=args,
+            status=FAILED,  # the gold file's case fails, as with a reranker; the other one runs
+            says=f"gold/a.yaml: {role} rag:{name}{message}",
+            never="INTERNALERROR",
+        )
+        for role, name, message in (
+            ("chunker", "ChunkerUnbuilt", "(**{}) failed: ValueError: no tokenizer today"),
+            ("retriever", "RetrieverUnbuilt", " failed while building its index over 1 chunk"),
         )
         for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
     },
