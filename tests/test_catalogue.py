@@ -1153,6 +1153,14 @@ ROWS: dict[str, Row] = {
         says="chunkrecall: FAILED: the run is incomplete: some selected cases never ran; 1 of 1 "
         "selected case never ran; a run that did not evaluate every selected case does not pass",
     ),
+    **{
+        f"{option} runs no case, and passes": Row(args=(option,), says=says, never="incomplete")
+        for option, says in (
+            ("--collect-only", "1 test collected"),
+            ("--setup-plan", "no tests ran"),
+            ("--setup-only", "no tests ran"),
+        )
+    },
     "-k: a selection is a whole run": Row(
         gold(THREE_CASES),
         args=("-k", "refund", "--chunkrecall-report", "r.json"),

@@ -53,6 +53,7 @@ _MARKUP: dict[Style, dict[str, bool]] = {
 
 
 _NOT_PASSING = "a run that did not evaluate every selected case does not pass"
+_RUNNING_NOTHING = ("collectonly", "setuponly", "setupplan")  # pytest's --co, --setup-only/plan
 
 
 class RunOwner:
@@ -174,6 +175,8 @@ class RunOwner:
         failed it: there is no summary to gate, and no case passed."""
         if exitstatus != pytest.ExitCode.OK or not self.selected - self.reported - self.crashed:
             return
+        if any(self.config.getoption(name) for name in _RUNNING_NOTHING):
+            return  # the user asked for a run that evaluates nothing
         self.completeness = completeness.of_run(
             selected=self.selected,
             reported=self.reported | self.crashed,
