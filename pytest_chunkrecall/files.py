@@ -86,7 +86,8 @@ def read_json(path: Path, *, what: str, kind: str, missing: str, advice: str) ->
         ) from None
     except _LongNumber as exc:
         raise ChunkrecallError(
-            f"{what} holds a number of {exc.digits:,} digits, which no {kind} has; {advice}"
+            f"{what} holds a number of {exc.digits:,} digits, too long to be part of {kind}; "
+            f"{advice}"
         ) from None
     except RecursionError:
         raise ChunkrecallError(f"{what} is nested too deeply to be {kind}; {advice}") from None

@@ -21,7 +21,7 @@ from .baseline.drift import Drift, drift, span_documents
 from .baseline.existing import existing_cases
 from .baseline.policy import GATES, GateSettings
 from .baseline.update import accept_command
-from .errors import ChunkrecallError, counted
+from .errors import ChunkrecallError, counted, trimmed
 from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
@@ -164,7 +164,7 @@ def run_merge(args: argparse.Namespace) -> int:
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="merge"))
     made_from = source.merged(
-        [(name, source.of_report(data, name=name)) for name, data in reports],
+        [(name, source.of_report(data, name=name, required=True)) for name, data in reports],
         allow_mixed=args.allow_mixed,
     )
     fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)
@@ -253,6 +253,8 @@ def _compare(
         documents=summary.fingerprints(),
     )
     notes = RunNotes(errors=sweep.failures(summary.sweep_rows))
+    if summary.unevaluated:
+        notes.errors.append(_not_evaluated(summary.unevaluated, str(args.report)))
     incomplete = whole.line()
     if incomplete is not None:
         notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
@@ -321,6 +323,21 @@ def _check_outputs(args: argparse.Namespace, documents: Mapping[str, Iterable[st
             Path(step_summary), f"GITHUB_STEP_SUMMARY {quoted(step_summary)}", "summary"
         )
         check(summary, protected, force=False, force_option="--force")
+
+
+def _not_evaluated(nodeids: list[str], report: str) -> str:
+    """What ``compare`` says of the cases the run that wrote ``report`` could not evaluate."""
+    shown = ", ".join(trimmed(nodeid) for nodeid in nodeids[:_NAMED])
+    if len(nodeids) > _NAMED:
+        shown += f", … ({len(nodeids):,} in all)"
+    return (
+        f"{counted(len(nodeids), 'case')} of {report} could not be evaluated (an error, a "
+        f"timeout or a crashed worker): {shown}; the log of the run that wrote the report "
+        "says why: fix it, run those cases again, and compare the new report"
+    )
+
+
+_NAMED = 5  # cases named in that line; the report lists them all
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:

@@ -63,7 +63,7 @@ def test_a_bad_setting_is_a_usage_error(actions):
     )
 
 
-@pytest.mark.parametrize("name", ["a,b:c%d.yaml", "two\nlines.yaml"])
+@pytest.mark.parametrize("name", ["a,b:c%d.yaml"])  # a line break is refused (test_catalogue)
 def test_reserved_characters_in_a_gold_file_name_are_escaped(actions, name):
     (actions.path / "gold" / "policies.yaml").unlink()
     actions.gold(GOLD, name=f"gold/{name}")

@@ -156,7 +156,11 @@ class Plan:
         documents, where = self.documents, self.settings.where("corpus")
         if documents is None:
             documents = suites.documents(self.files, self.loader, where=where)
-        return suites.suite(documents, self.chunker, self.retriever, where=self.name)
+        suite = suites.suite(documents, self.chunker, self.retriever, where=self.name)
+        # Made with the suite, as the retriever is: a reranker that cannot be built fails
+        # this gold file's cases with its error, and the rest of the run goes on.
+        suite.reranker(self.reranker, where=self._reranker_where())
+        return suite
 
     @property
     def corpus_key(self) -> str:

@@ -152,10 +152,13 @@ class Reference:
         sources: Sequence[tuple[str, Path]],
         loader: ReferenceLoader | None = None,
         loader_name: str = "",
+        *,
+        rootdir: Path | None = None,
     ) -> None:
         self.sources = tuple(sources)
         self.loader = loader
         self.loader_name = loader_name
+        self.rootdir = rootdir
         self._read: tuple[tuple[Document, ...], tuple[Note, ...]] | None = None
         self._finders: dict[Matcher, Finder] = {}
 
@@ -181,7 +184,9 @@ class Reference:
             documents: list[Document] = []
             notes: list[Note] = []
             for doc_id, path in self.sources:
-                text = reference_text(path, doc_id, self.loader, self.loader_name)
+                text = reference_text(
+                    path, doc_id, self.loader, self.loader_name, rootdir=self.rootdir
+                )
                 if isinstance(text, Note):
                     notes.append(text)
                 else:
@@ -191,9 +196,15 @@ class Reference:
 
 
 def reference_text(
-    path: Path, doc_id: str, loader: ReferenceLoader | None, loader_name: str = ""
+    path: Path,
+    doc_id: str,
+    loader: ReferenceLoader | None,
+    loader_name: str = "",
+    *,
+    rootdir: Path | None = None,
 ) -> str | Note:
-    """The reference text of one source file, or the :class:`Note` that says why it has none."""
+    """The reference text of one source file, or the :class:`Note` that says why it has none
+    (a loader's traceback names the files inside ``rootdir`` relative to it)."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES or suffix in MARKUP_SUFFIXES:
         try:
@@ -219,7 +230,9 @@ def reference_text(
         extracted = loader(path)
     except USER_FAULTS as exc:
         return Note(
-            doc_id, f"reference loader {loader_name} failed on {doc_id}: {raised(exc)}", failed=True
+            doc_id,
+            f"reference loader {loader_name} failed on {doc_id}: {raised(exc, root=rootdir)}",
+            failed=True,
         )
     if not isinstance(extracted, str):
         return Note(

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
+from ..errors import SHOWN_CHARS
 from .results import CaseResult, Verdict
 
 Policy = Literal["strict", "quarantine"]
@@ -128,5 +129,15 @@ def _in_order(values: Sequence[str]) -> str:
 
 
 def ranks_text(ranks_seen: Sequence[int | None]) -> str:
-    """``1, 3, missed``: the ranks of a case's repeats, as a message says them."""
-    return ", ".join("missed" if rank is None else str(rank) for rank in ranks_seen)
+    """``1, 3, missed``: the ranks of a case's repeats, as a message says them; past about
+    :data:`SHOWN_CHARS` characters, the first of them and how many there were (a report
+    read back may hold any number)."""
+    words: list[str] = []
+    length = 0
+    for rank in ranks_seen:
+        word = "missed" if rank is None else str(rank)
+        length += len(word) + 2
+        if length > SHOWN_CHARS:
+            return ", ".join(words) + f", … ({len(ranks_seen):,} repeats)"
+        words.append(word)
+    return ", ".join(words)

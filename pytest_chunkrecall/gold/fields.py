@@ -13,7 +13,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
-from ..errors import GoldError, shown
+from ..errors import GoldError, printable, shown
 from .safe_yaml import construct, merged_pairs
 from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
 
@@ -169,9 +169,11 @@ def read_doc(node: yaml.Node, where: Where) -> str:
 
 def _case_id(node: yaml.Node, where: Where) -> str:
     text = _text(node, "id", where)
-    if "::" in text or "\n" in text:
+    # an id is printed in node ids, summaries, Markdown and CI annotations, as it is
+    if "::" in text or printable(text) != text:
         raise GoldError(
-            f"'id' may not contain '::' or line breaks: {shown(text)}", where=where.at(node)
+            f"'id' may not contain '::', line breaks or other control characters: {shown(text)}",
+            where=where.at(node),
         )
     return text
 

@@ -27,9 +27,7 @@ from typing import Any
 from ..errors import ChunkrecallError
 from ..guard import quoted
 from ..run.fold import fingerprints_of
-from ..run.merge import shard_of
-from ..run.report_shape import check_report
-from .rows import read_json
+from ..run.merge import read_report, shard_of
 from .writing import Output
 
 NO_HOLDING_CHUNK = "no-holding-chunk"
@@ -70,7 +68,7 @@ def export_trec(
             f"--out {quoted(out)} is a file, and --out names a folder: {QRELS_NAME} and "
             f"{RUN_NAME} are written into it; give the path of a folder (made when missing)"
         )
-    data = _read(report)
+    data = read_report(report)
     queries, skipped = queries_of(data, report)
     documents = fingerprints_of(shard_of(data, name=str(report)).gold_info)
     output = Output(force=force)
@@ -83,19 +81,7 @@ def export_trec(
 
 def read_queries(report: Path) -> tuple[list[Query], int]:
     """The evaluated cases of ``report`` as queries, and how many cases were not evaluated."""
-    return queries_of(_read(report), report)
-
-
-def _read(report: Path) -> dict[str, Any]:
-    """The JSON report at ``report``, checked to be one."""
-    data = read_json(report, what="JSON report")
-    if not isinstance(data, dict) or "chunkrecall_report" not in data:
-        raise ChunkrecallError(
-            "not a pytest-chunkrecall JSON report (no 'chunkrecall_report' key); "
-            "write one with pytest --chunkrecall-report PATH",
-            where=str(report),
-        )
-    return check_report(data, name=str(report))
+    return queries_of(read_report(report), report)
 
 
 def queries_of(data: Mapping[str, Any], report: Path) -> tuple[list[Query], int]:

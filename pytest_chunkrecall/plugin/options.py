@@ -209,6 +209,8 @@ def _output(
     to the rootdir.
     """
     value = config.getoption(option.lstrip("-").replace("-", "_"))
+    if value == "":  # given, but empty (an emptied variable in a CI script): no silent skip
+        raise pytest.UsageError(f"{option} is empty: give the path of the file to write")
     base = config.invocation_params.dir
     if not value and ini is not None:
         value = ini_given(config, ini.removeprefix("chunkrecall_"))

@@ -56,6 +56,10 @@ _MARKUP: dict[Style, dict[str, bool]] = {
 }
 
 
+_NOT_PASSING = "a run that did not evaluate every selected case does not pass"
+_RUNNING_NOTHING = ("collectonly", "setuponly", "setupplan")  # pytest's --co, --setup-only/plan
+
+
 class RunOwner:
     """Folds in every case's report as it arrives; at the session's end, gates the run and
     writes its files; in the terminal summary, prints the ``chunkrecall`` section."""
@@ -123,6 +127,7 @@ class RunOwner:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not len(self.fold):
+            self._nothing_evaluated(session, exitstatus)
             return
         setup = self.config.stash[OPTIONS].baseline
         gold_files = self.fold.gold_file_paths()
@@ -161,6 +166,10 @@ class RunOwner:
         incomplete = self.completeness.line()
         if incomplete is not None and setup.loaded is not None and not setup.update:
             notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        elif incomplete is not None and exitstatus == pytest.ExitCode.OK:
+            # nothing else failed the run (a worker's internal error, a plugin that dropped
+            # a case): its hit rate is that of part of its cases, and it must not pass
+            notes.errors.append(f"{incomplete}; {_NOT_PASSING}")
         elif incomplete is not None:
             notes.notes.append(incomplete)
         notes.errors += sweep.failures(summary.sweep_rows)
@@ -168,6 +177,24 @@ class RunOwner:
         # one summary, which every output of the run prints
         self.summary = summarise(summary, outcome, self._context(session), notes)
         self._write_outputs(session, self.summary)
+
+    def _nothing_evaluated(self, session: pytest.Session, exitstatus: int) -> None:
+        """Fail a run that selected cases and got the report of none, when nothing else
+        failed it: there is no summary to gate, and no case passed."""
+        if exitstatus != pytest.ExitCode.OK or not self.selected - self.reported - self.crashed:
+            return
+        if any(self.config.getoption(name) for name in _RUNNING_NOTHING):
+            return  # the user asked for a run that evaluates nothing
+        self.completeness = completeness.of_run(
+            selected=self.selected,
+            reported=self.reported | self.crashed,
+            interrupted=False,
+            stopped=_stopped(session),
+            crashed=bool(self.crashed),
+            selection=selection_of(self.config, len(self.selected)),
+        )
+        self.notes.errors.append(f"{self.completeness.line()}; {_NOT_PASSING}")
+        self._fail(session)
 
     def _baseline(
         self,
@@ -268,6 +295,8 @@ class RunOwner:
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.summary is None:
+            for error in self.notes.errors:  # a run that evaluated no case
+                terminalreporter.write_line(f"chunkrecall: FAILED: {error}", **_MARKUP["red_bold"])
             return
         terminalreporter.write_sep("=", "chunkrecall")
         for line in summary_lines(self.summary):

@@ -5,10 +5,8 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
-import re
-
 from ..baseline.drift import DOCUMENT_CHANGED
-from ..errors import shown, trimmed
+from ..errors import printable, shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
 
 _WHY = {
@@ -27,12 +25,6 @@ _WHY_FIRST_STAGE = (
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
 _OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
-# What printable() escapes: the control characters (Unicode category Cc, which is
-# exactly these two ranges), which move the cursor, and the bidirectional controls,
-# which re-order the text shown after them.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069]"
-)
 
 
 def explain(result: CaseResult) -> str:
@@ -49,7 +41,10 @@ def explain(result: CaseResult) -> str:
         lines += _absent(result)
     if result.loading is not None:
         lines += _unparsed(result)
-    lines += [f"  not checked: {printable(note)}" for note in result.reference_notes]
+    for note in result.reference_notes:  # a loader's traceback is shown as its lines
+        first, *rest = note.splitlines() or [""]
+        lines.append(f"  not checked: {printable(first)}")
+        lines += [f"    {printable(line)}" for line in rest]
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
@@ -277,14 +272,3 @@ def _chunk(view: ChunkView) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun if number == 1 else noun + 's'}"
-
-
-def printable(text: str) -> str:
-    """``text`` with its control characters written as escapes, as ``repr`` writes them.
-
-    A question or document name is shown as it is, but for these: an escape
-    sequence or a carriage return in gold text would clear or rewrite the
-    terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
-    would reverse the text after it.
-    """
-    return _UNPRINTABLE.sub(lambda found: repr(found[0])[1:-1], text)

@@ -117,7 +117,9 @@ def _end(summary: Summary) -> list[Line]:
     lines = []
     unevaluated = len(summary.run.unevaluated)
     if unevaluated:
-        lines.append(Line("error", not_evaluated(unevaluated)))
+        # outside pytest (compare), the errors are in the log of the run that wrote the report
+        where = "see the errors above" if summary.context.tbstyle is not None else "see below"
+        lines.append(Line("error", not_evaluated(unevaluated, where=where)))
     if outcome.gate_line is not None:
         lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
     notes = [*outcome.notes, *summary.notes.notes]
@@ -137,11 +139,11 @@ def _end(summary: Summary) -> list[Line]:
     return lines
 
 
-def not_evaluated(count: int) -> str:
+def not_evaluated(count: int, *, where: str = "see the errors above") -> str:
     """``chunkrecall: 2 cases could not be evaluated and are not counted; …``."""
     return (
         f"chunkrecall: {counted(count, 'case')} could not be evaluated and "
-        f"{'is' if count == 1 else 'are'} not counted; see the errors above"
+        f"{'is' if count == 1 else 'are'} not counted; {where}"
     )
 
 

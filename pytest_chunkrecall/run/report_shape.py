@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import MISSING, fields
 from typing import Any, get_args
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, printable, trimmed
 from ..evaluation.case_facts import CaseFact
 from ..evaluation.results import VERDICTS, CaseResult
 from .entry import Outcome
@@ -28,6 +28,13 @@ ADVICE = "write it again with --chunkrecall-report"
 
 def _text(value: Any) -> str | None:
     return None if isinstance(value, str) else "must be text"
+
+
+def _name(value: Any) -> str | None:
+    # a node id, case id or gold file is printed in every summary, as it is
+    if not isinstance(value, str):
+        return "must be text"
+    return None if printable(value) == value else "must hold no control characters"
 
 
 def _text_or_null(value: Any) -> str | None:
@@ -69,11 +76,35 @@ def _ids(value: Any) -> str | None:
     return "must be a list of '<doc>#<index>' chunk ids"
 
 
+def _offset(value: Any) -> bool:
+    return value is None or _whole(value, 0)
+
+
+def _chunk_view(value: Any) -> bool:
+    """Whether ``value`` is a chunk as a case's ``top`` lists it (the schema's chunk_view)."""
+    return (
+        isinstance(value, dict)
+        and _text_or_null(value.get("doc", 0)) is None
+        and all(_offset(value.get(key, -1)) for key in ("index", "start", "end", "size"))
+        and isinstance(value.get("preview"), str)
+        and _rank(value.get("rank", 0)) is None
+    )
+
+
+def _chunks(value: Any) -> str | None:
+    if isinstance(value, list) and all(_chunk_view(item) for item in value):
+        return None
+    return (
+        "must be a list of the chunks the case got back, each with doc, index, start, end, "
+        "preview, rank and size"
+    )
+
+
 # The keys every case has (the schema's "required"), then keys an evaluated case has.
 _EVERY_CASE: dict[str, Callable[[Any], str | None]] = {
-    "nodeid": _text,
-    "gold_file": _text,
-    "id": _text,
+    "nodeid": _name,
+    "gold_file": _name,
+    "id": _name,
     "line": _line,
     "verdict": _one_of(VERDICTS, null=True),
     "rank": _rank,
@@ -92,6 +123,7 @@ _EVALUATED: dict[str, Callable[[Any], str | None]] = {
     "k": lambda value: None if _whole(value, 1) else "must be a whole number from 1",
     "span_length": lambda value: None if _whole(value, 0) else "must be a whole number",
     "holding_rank": _rank,
+    "top": _chunks,
     "retrieved_ids": _ids,
     "holding_ids": _ids,
     "unstable": lambda value: None if isinstance(value, bool) else "must be true or false",
@@ -130,14 +162,18 @@ def check_report(data: Any, *, name: str) -> dict[str, Any]:
         )
     gold_files = data.get("gold_files")
     if not isinstance(gold_files, list) or not all(
-        isinstance(gold, dict) and isinstance(gold.get("path"), str) for gold in gold_files
+        isinstance(gold, dict) and _name(gold.get("path")) is None for gold in gold_files
     ):
-        raise _damaged(name, "'gold_files' must be a list of objects, each with a 'path'")
+        raise _damaged(
+            name,
+            "'gold_files' must be a list of objects, each with a 'path' (text with no control "
+            "characters)",
+        )
     cases = data.get("cases")
     if not isinstance(cases, list):
         raise _damaged(name, "'cases' must be a list of case entries")
     unevaluated = data.get("unevaluated", [])
-    if not isinstance(unevaluated, list) or not all(isinstance(n, str) for n in unevaluated):
+    if not isinstance(unevaluated, list) or not all(_name(n) is None for n in unevaluated):
         raise _damaged(name, "'unevaluated' must be a list of node ids")
     complete = data.get("complete", True)
     if not isinstance(complete, bool):
@@ -152,7 +188,9 @@ def _check_case(case: Any, number: int, paths: set[str], name: str) -> None:
     if not isinstance(case, dict):
         raise _damaged(name, f"case {number} is not an object")
     nodeid = case.get("nodeid")
-    where = f"case {number}" + (f" ({nodeid})" if isinstance(nodeid, str) else "")
+    where = f"case {number}"
+    if isinstance(nodeid, str) and _name(nodeid) is None:
+        where += f" ({trimmed(nodeid)})"
     for key, check in _EVERY_CASE.items():
         if key not in case:
             raise _damaged(name, f"{where} has no {key!r}")
