@@ -7,7 +7,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from . import boundaries, shards
+from . import boundaries, shards, validate
 from .errors import ChunkrecallError
 from .importing import cli as importing
 
@@ -32,6 +32,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("import", importing.IMPORT_HELP, importing.configure_import, importing.run),
     Command("export", importing.EXPORT_HELP, importing.configure_export, importing.run),
     Command("chunks", boundaries.CHUNKS_HELP, boundaries.configure_chunks, boundaries.run_chunks),
+    Command("validate", validate.VALIDATE_HELP, validate.configure_validate, validate.run_validate),
 )
 
 

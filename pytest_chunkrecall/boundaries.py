@@ -1,9 +1,10 @@
 """``python -m pytest_chunkrecall chunks``: where the configured chunker cuts each document.
 
-The configuration is the one a gold file resolves to (its own keys, then the
-project's ini options ``chunkrecall_corpus``, ``chunkrecall_chunker`` and
-``chunkrecall_chunker_args``, then the defaults), or with ``--corpus`` the
-ini options and defaults alone. Each chunk is listed with its offsets, its
+The configuration is the one a gold file resolves to, through the setup
+resolver the tests use (:func:`.evaluation.setup.resolve_setup`): its own keys,
+then the project's ini options, then the defaults; the loader applied and the
+corpus roots enforced. With ``--corpus`` the ini options and defaults alone
+configure the chunker and loader. Each chunk is listed with its offsets, its
 length and its first and last words; ``--around TEXT`` keeps the chunks near
 each place the text occurs and shows each boundary that falls inside it, so
 that a span can be written to straddle one on purpose.
@@ -12,7 +13,6 @@ that a span can be written to straddle one on purpose.
 from __future__ import annotations
 
 import argparse
-import configparser
 import json
 import sys
 from collections.abc import Sequence
@@ -20,34 +20,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pytest depends on tomli where the standard library has no tomllib
-    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
-
 from .chunking.chunk import Chunk
-from .chunking.shapes import CONFIGURED, check_arguments
-from .config.resolve import resolve
-from .config.settings import DEFAULT_CHUNKER, Settings, check_setting
-from .corpus import Document, document_id, find_files
+from .config.settings import Settings
+from .corpus import Document, document_id
+from .discovery import gold_path_problem
 from .errors import ChunkrecallError, shown
+from .evaluation.project import find_project
+from .evaluation.setup import resolve_setup
 from .evaluation.suite import Component, SuiteCache, chunk_corpus
 from .gold import load
-from .gold.safe_yaml import load_inline
 from .text.folding import fold, fold_text
 
 CHUNKS_HELP = "Print each document's chunk boundaries under a gold file's configuration"
 _EDGE_WORDS = 4  # words shown at each end of a chunk
 _CONTEXT = 30  # characters shown either side of a boundary inside the --around text
-_INI_FILES = (
-    ("pytest.ini", "pytest"),
-    (".pytest.ini", "pytest"),
-    ("pyproject.toml", None),
-    ("tox.ini", "pytest"),
-    ("setup.cfg", "tool:pytest"),
-)
 
 
 def configure_chunks(parser: argparse.ArgumentParser) -> None:
@@ -79,6 +65,11 @@ def run_chunks(args: argparse.Namespace) -> int:
     """List the chunks; the exit status is 0, or 1 when ``--around`` text occurs nowhere."""
     if (args.gold_file is None) == (args.corpus is None):
         raise ChunkrecallError("give a gold file or --corpus GLOB (one of them)")
+    if args.around is not None and not fold_text(args.around):
+        raise ChunkrecallError(
+            f"--around {shown(args.around)} has no text to look for; give a passage, "
+            "e.g. --around 'refund window'"
+        )
     listing = listing_of(args.gold_file, args.corpus, Path.cwd())
     places = _places(listing.documents, args.around) if args.around is not None else None
     if places == []:
@@ -95,117 +86,30 @@ def run_chunks(args: argparse.Namespace) -> int:
 
 
 def listing_of(gold_file: Path | None, corpus: Sequence[str] | None, cwd: Path) -> Listing:
-    """The chunks of the corpus that ``gold_file`` (else the ``corpus`` globs) resolves to."""
-    if gold_file is not None and not gold_file.is_file():
-        raise ChunkrecallError(f"gold file {gold_file} does not exist")
-    start = gold_file.resolve().parent if gold_file is not None else cwd.resolve()
-    rootdir, ini = _project_ini(start, fallback=cwd.resolve())
-    for folder in reversed(ini.pop("pythonpath", "").split()):
-        sys.path.insert(0, str(rootdir / folder))  # where pytest would import the chunker from
-    defaults = _ini_settings(ini, rootdir)
+    """The chunks of the corpus that ``gold_file`` (else the ``corpus`` globs, relative to
+    ``cwd``) resolves to: the chunks its tests use, the loader applied, inside the corpus roots."""
     if gold_file is not None:
-        name = document_id(gold_file.resolve(), rootdir)
-        own = load(gold_file.resolve(), name=name).settings
-        settings, source = own.over(defaults), name
-        reference = own.chunker or defaults.chunker or DEFAULT_CHUNKER
+        problem = gold_path_problem(gold_file)
+        if problem is not None:
+            raise ChunkrecallError(problem)
+    start = gold_file.resolve().parent if gold_file is not None else cwd.resolve()
+    project = find_project(start, fallback=cwd)
+    project.importable()
+    if gold_file is not None:
+        source = document_id(gold_file.resolve(), project.rootdir)
+        own = load(gold_file.resolve(), name=source).settings
     else:
         assert corpus is not None
-        settings = Settings(
-            corpus=tuple(corpus),
-            chunker=defaults.chunker,
-            chunker_args=defaults.chunker_args,
-            corpus_base=cwd,
-            origins=defaults.origins,
-        )
-        source, reference = "--corpus", defaults.chunker or DEFAULT_CHUNKER
-    if not settings.corpus:
-        raise ChunkrecallError(
-            "no corpus: add 'corpus: <glob>' to the gold file, set the ini option "
-            "chunkrecall_corpus, or give --corpus GLOB",
-            where=source,
-        )
-    where = settings.where("chunker") or source
-    args = dict(settings.chunker_args or {})
-    chunker = Component.of(reference, resolve(reference, what="chunker", where=where), args)
-    problem = check_arguments(chunker.obj, args, role="chunker")
-    if problem:
-        raise ChunkrecallError(
-            f"chunker {reference} {problem}"
-            if problem == CONFIGURED
-            else f"chunker {reference} with chunker_args {args}: {problem}",
-            where=settings.where("chunker_args") or where,
-        )
-    files = tuple(
-        find_files(
-            settings.corpus,
-            settings.corpus_base or rootdir,
-            where=settings.where("corpus") or source,
-        )
+        source = "--corpus"
+        own = Settings(corpus=tuple(corpus), corpus_base=cwd, origins={"corpus": source})
+    setup = resolve_setup(
+        own, name=source, rootdir=project.rootdir, ini=project.ini, roots=project.roots
     )
-    documents = SuiteCache(rootdir).documents(files, None, where=settings.where("corpus") or source)
-    return Listing(source, chunker, documents, chunk_corpus(documents, chunker, where=where))
-
-
-def _project_ini(start: Path, *, fallback: Path) -> tuple[Path, dict[str, str]]:
-    """The folder of the nearest pytest configuration file at or above ``start``, and its
-    ``chunkrecall_corpus``, ``chunkrecall_chunker``, ``chunkrecall_chunker_args`` and
-    ``pythonpath`` options (as pytest finds its rootdir from the ini file)."""
-    wanted = ("chunkrecall_corpus", "chunkrecall_chunker", "chunkrecall_chunker_args", "pythonpath")
-    for folder in (start, *start.parents):
-        for file_name, section in _INI_FILES:
-            path = folder / file_name
-            if not path.is_file():
-                continue
-            options = _ini_options(path, section)
-            if options is None:
-                continue
-            return folder, {
-                key.removeprefix("chunkrecall_"): options[key] for key in wanted if key in options
-            }
-    return fallback, {}
-
-
-def _ini_options(path: Path, section: str | None) -> dict[str, str] | None:
-    """The pytest options of one configuration file, or ``None`` when it has no pytest section."""
-    try:
-        if section is None:
-            table = tomllib.loads(path.read_text("utf-8")).get("tool", {}).get("pytest", {})
-            options = table.get("ini_options")
-            if not isinstance(options, dict):
-                return None
-            return {
-                key: "\n".join(map(str, value)) if isinstance(value, list) else str(value)
-                for key, value in options.items()
-            }
-        parser = configparser.ConfigParser(interpolation=None)
-        parser.read(path, encoding="utf-8")
-    except (OSError, UnicodeDecodeError, ValueError, configparser.Error) as exc:
-        raise ChunkrecallError(f"cannot read it: {exc}", where=str(path)) from None
-    if not parser.has_section(section):
-        return None if path.name != "pytest.ini" else {}
-    return dict(parser.items(section))
-
-
-def _ini_settings(ini: dict[str, str], rootdir: Path) -> Settings:
-    values: dict[str, Any] = {}
-    origins: dict[str, str] = {}
-    for key, raw in ini.items():
-        option = f"ini option chunkrecall_{key}"
-        value: Any = raw.strip()
-        if key == "corpus":
-            value = value.split()
-        elif key == "chunker_args":
-            try:
-                value = load_inline(value, key=f"chunkrecall_{key}")
-            except yaml.YAMLError:
-                raise ChunkrecallError(
-                    f"{option}: cannot read {shown(raw)} as YAML or JSON"
-                ) from None
-        value, problem = check_setting(key, value)
-        if problem:
-            raise ChunkrecallError(f"{option} {problem}")
-        values[key], origins[key] = value, option
-    return Settings(**values, corpus_base=rootdir, origins=origins)
+    documents = setup.read(SuiteCache(project.rootdir))
+    where = setup.settings.where("chunker") or source
+    return Listing(
+        source, setup.chunker, documents, chunk_corpus(documents, setup.chunker, where=where)
+    )
 
 
 @dataclass(frozen=True)

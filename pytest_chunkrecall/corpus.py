@@ -220,7 +220,7 @@ def read_documents(
     for path in paths:
         doc_id = document_id(path, rootdir)
         text = (
-            _load(path, doc_id, loader, loader_name, where)
+            _load(path, doc_id, loader, loader_name, where, rootdir)
             if loader
             else _read(path, doc_id, where)
         )
@@ -242,6 +242,9 @@ def from_mapping(
                     f"{type(text).__name__}, not text; return a mapping of id to str",
                     where=where,
                 )
+            _check_unicode(
+                text, what=f"document {doc_id!r} from pytest_chunkrecall_documents", where=where
+            )
             result.append(Document(str(doc_id), text))
     except (TypeError, ValueError) as exc:
         raise ChunkrecallError(
@@ -270,19 +273,42 @@ def _read(path: Path, doc_id: str, where: str) -> str:
         ) from None
 
 
-def _load(path: Path, doc_id: str, loader: Loader, loader_name: str, where: str) -> str:
+def _load(
+    path: Path, doc_id: str, loader: Loader, loader_name: str, where: str, rootdir: Path
+) -> str:
     try:
         text = loader(path)
     except USER_FAULTS as exc:
         raise ChunkrecallError(
-            f"loader {loader_name} failed on {doc_id}:\n{user_traceback(exc)}", where=where
+            f"loader {loader_name} failed on {doc_id}:\n{user_traceback(exc, root=rootdir)}",
+            where=where,
         ) from None
     if not isinstance(text, str):
         raise ChunkrecallError(
             f"loader {loader_name} returned {type(text).__name__} for {doc_id}; it must return str",
             where=where,
         )
+    _check_unicode(text, what=f"loader {loader_name} returned text for {doc_id} that", where=where)
     return text
+
+
+def _check_unicode(text: str, *, what: str, where: str) -> None:
+    """Refuse text that cannot be written as UTF-8: a lone surrogate, which a loader that
+    decodes with ``errors="surrogateescape"`` leaves for each byte it could not read.
+
+    No report, page, terminal or xdist channel can carry it, so it is refused where
+    it enters, naming the document, rather than failing each place that writes it.
+    """
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise ChunkrecallError(
+            f"{what} holds a lone surrogate (U+{ord(text[exc.start]):04X} at offset "
+            f"{exc.start}), which is no Unicode character: decode the source with "
+            "errors='replace' rather than 'surrogateescape', or drop the bytes that do "
+            "not decode",
+            where=where,
+        ) from None
 
 
 def fingerprint(text: str) -> str:

@@ -9,13 +9,18 @@ so a file of any size (or an alias bomb) costs a glance.
 
 from __future__ import annotations
 
+import fnmatch
+import glob
+import os
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import yaml
 
 from .config.settings import did_you_mean
 from .errors import counted
+from .files import not_regular
 from .gold import FILE_KEYS
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -61,6 +66,85 @@ def gold_pattern_problem(pattern: str, matches: list[Path], rootdir: Path) -> st
         return f"{head} matches no file under {rootdir}: {found} {where}"
     found = f"{len(outside):,} of the {counted(len(matches), 'file')} it matches lie"
     return f"{head}: {found} {where}, such as {outside[0]}"
+
+
+# The folders pytest does not walk by default (its norecursedirs), by name.
+_NOT_WALKED = ("*.egg", ".*", "_darcs", "build", "CVS", "dist", "node_modules", "venv", "{arch}")
+
+
+def gold_files_of(rootdir: Path, patterns: Sequence[str], testpaths: Sequence[str]) -> list[Path]:
+    """The gold files a pytest run in ``rootdir`` collects without arguments, sorted.
+
+    ``patterns`` are the ``chunkrecall_gold`` globs (relative to the rootdir; empty for
+    the default discovery), and ``testpaths`` the folders pytest starts from (empty: the
+    rootdir). Folders pytest does not walk by default, and virtual environments, are skipped.
+    """
+    root = rootdir.resolve()
+    chosen = (
+        {
+            Path(match).resolve()
+            for pattern in patterns
+            for match in glob.glob(str(root / pattern), recursive=True)
+        }
+        if patterns
+        else None
+    )
+    starts = [Path(found) for path in testpaths for found in glob.glob(str(root / path))]
+    found = {
+        path
+        for start in starts or [root]
+        for path in _walked(start)
+        if collected_as_gold(path, root, chosen)
+    }
+    return sorted(found)
+
+
+def _walked(start: Path) -> Iterator[Path]:
+    """The YAML files at or below ``start``, in the folders pytest walks."""
+    if start.is_file():
+        yield start.resolve()
+        return
+    for folder, folders, files in os.walk(start):
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not any(fnmatch.fnmatch(name, skipped) for skipped in _NOT_WALKED)
+            and not (Path(folder) / name / "pyvenv.cfg").exists()
+        )
+        for name in sorted(files):
+            if name.endswith((".yaml", ".yml")):
+                yield (Path(folder) / name).resolve()
+
+
+_BINARY_PROBE = 8192  # bytes read to tell a binary file from text
+
+
+def gold_path_problem(path: Path) -> str | None:
+    """Why ``path``, given on a command line as a gold file, cannot be read as one (it does
+    not exist, is a folder, a FIFO or another special file, or holds binary data), or ``None``.
+
+    A FIFO is refused before it is opened: reading one waits for a writer for ever.
+    """
+    if not path.exists():
+        return f"gold file {path} does not exist; give the path of a gold YAML file"
+    if path.is_dir():
+        return (
+            f"gold file {path} is a folder, not a file; give the gold YAML files in it, "
+            f"e.g. {path / '*.yaml'}"
+        )
+    kind = not_regular(path)
+    if kind is not None:
+        return f"gold file {path}: {kind}; give the path of a gold YAML file"
+    try:
+        with path.open("rb") as handle:
+            head = handle.read(_BINARY_PROBE)
+    except OSError as exc:
+        return f"gold file {path} cannot be read: {exc.strerror or exc}"
+    if b"\0" in head:
+        return (
+            f"gold file {path} is a binary file, not YAML text; give the path of a gold YAML file"
+        )
+    return None
 
 
 def is_gold_file(path: Path) -> bool:

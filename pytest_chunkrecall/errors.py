@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import traceback
 from pathlib import Path
 
@@ -52,32 +53,39 @@ class GoldError(ChunkrecallError):
     """A gold file that cannot be read as the schema describes."""
 
 
-def user_traceback(exc: BaseException) -> str:
-    """The traceback of an exception raised by user code, without this package's frames."""
-    frames = [
-        frame
-        for frame in traceback.extract_tb(exc.__traceback__)
-        if not frame.filename.startswith(_HIDDEN)
-    ]
-    lines = traceback.format_list(frames)
+def user_traceback(exc: BaseException, *, root: Path | None = None) -> str:
+    """The traceback of an exception raised by user code, without this package's frames;
+    files inside ``root`` (the rootdir) are named relative to it, as pytest names them."""
+    lines = traceback.format_list(_user_frames(exc, root))
     lines += traceback.format_exception_only(type(exc), exc)
     return "".join(lines).rstrip()
 
 
-def raised(exc: BaseException) -> str:
-    """``ValueError: message``, followed by the user's own frames where there are any.
+def raised(exc: BaseException, *, root: Path | None = None) -> str:
+    """``ValueError: message``, followed by the user's own frames where there are any
+    (files inside ``root`` named relative to it).
 
     An error raised inside this package (a built-in) shows no frames, which
     would only repeat the one line.
     """
+    if not _user_frames(exc, None):
+        return describe(exc)
+    return f"{describe(exc)}:\n{user_traceback(exc, root=root)}"
+
+
+def _user_frames(exc: BaseException, root: Path | None) -> list[traceback.FrameSummary]:
     frames = [
         frame
         for frame in traceback.extract_tb(exc.__traceback__)
         if not frame.filename.startswith(_HIDDEN)
     ]
-    if not frames:
-        return describe(exc)
-    return f"{describe(exc)}:\n{user_traceback(exc)}"
+    if root is not None:
+        for frame in frames:
+            _ = frame.line  # the source line is read by the file's full name, before it changes
+            path = Path(frame.filename)
+            if path.is_absolute() and path.is_relative_to(root):
+                frame.filename = path.relative_to(root).as_posix()
+    return frames
 
 
 def describe(exc: BaseException) -> str:
@@ -110,6 +118,25 @@ def trimmed(text: str, limit: int = SHOWN_CHARS) -> str:
     if len(text) <= limit:
         return text
     return f"{text[:limit]}… ({len(text):,} characters)"
+
+
+# What printable() escapes: the control characters (Unicode category Cc, which is
+# exactly these two ranges), which move the cursor, and the bidirectional controls,
+# which re-order the text shown after them.
+_UNPRINTABLE = re.compile(
+    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069]"
+)
+
+
+def printable(text: str) -> str:
+    """``text`` with its control characters written as escapes, as ``repr`` writes them.
+
+    A question or document name is shown as it is, but for these: an escape
+    sequence or a carriage return in gold text would clear or rewrite the
+    terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
+    would reverse the text after it.
+    """
+    return _UNPRINTABLE.sub(lambda found: repr(found[0])[1:-1], text)
 
 
 def counted(number: int, noun: str, plural: str | None = None) -> str:

@@ -1,9 +1,8 @@
-"""Writing the files a run produces so that no reader ever sees half of one, and nothing that is
-not one of them is ever replaced.
+"""Writing the files a run produces so that no reader ever sees half of one.
 
-A path the user names is a place to write a regular file. Whatever else sits there (a device,
-a FIFO, a folder, a symlink loop) is refused before any test runs; a symlink is written
-through, so the file it points to is replaced in its own folder and the link stays.
+A path the user names is a place to write a regular file; what it may replace is
+:mod:`..guard`'s to decide, before any test runs. A symlink is written through, so the
+file it points to is replaced in its own folder and the link stays.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ except ImportError:  # pragma: no cover - Windows has no flock; a lone writer ne
 
 LOCK_TIMEOUT = 120.0
 MARKER = "<!-- pytest-chunkrecall -->"  # in every Markdown and HTML file a run writes
-REPORT_KEY = '"chunkrecall_report"'
-_SNIFF = 4096  # the bytes read to tell one of our outputs from someone else's file
 
 _KINDS = (
     (stat.S_ISDIR, "a folder"),
@@ -43,7 +40,11 @@ _KINDS = (
 def not_regular(path: Path) -> str | None:
     """Why ``path`` (followed through symlinks) is no regular file, or ``None`` when it is one
     or does not exist yet."""
-    if not os.path.lexists(path):
+    try:
+        os.lstat(path)
+    except OSError as exc:
+        if exc.errno == errno.ENAMETOOLONG:  # said here, or every later look at it raises
+            return "its name is longer than this file system holds"
         return None
     try:
         mode = os.stat(path).st_mode
@@ -85,7 +86,8 @@ def read_json(path: Path, *, what: str, kind: str, missing: str, advice: str) ->
         ) from None
     except _LongNumber as exc:
         raise ChunkrecallError(
-            f"{what} holds a number of {exc.digits:,} digits, which no {kind} has; {advice}"
+            f"{what} holds a number of {exc.digits:,} digits, too long to be part of {kind}; "
+            f"{advice}"
         ) from None
     except RecursionError:
         raise ChunkrecallError(f"{what} is nested too deeply to be {kind}; {advice}") from None
@@ -146,61 +148,6 @@ def _magic_link(path: Path) -> str | None:
     except OSError:
         same = False
     return None if same else "it is a link to an open stream, not a file with a name"
-
-
-def output_problem(path: Path) -> str | None:
-    """Why the run could not write the regular file ``path`` at its end, or ``None``.
-
-    Checked before any test runs, so that an hour of evaluation is not lost to a typo or a
-    read-only folder. Missing folders are made at the end; the nearest existing one must
-    be writable.
-    """
-    problem = not_regular(path)
-    if problem:
-        return f"{problem}; give the path of a regular file (it is replaced whole)"
-    target = real_target(path)
-    folder = target.parent
-    while not folder.exists():
-        folder = folder.parent
-    if not folder.is_dir():
-        return f"{folder} is a file, not a folder"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return f"the folder {folder} is read-only for this user"
-    if target.exists() and not os.access(target, os.W_OK):
-        return f"{target} is read-only for this user"
-    return None
-
-
-def foreign_content(path: Path, *, report: bool) -> str | None:
-    """Why the existing file ``path`` is not one this plugin wrote, or ``None`` (also when it
-    does not exist or is empty).
-
-    A JSON report names itself in its first key; a Markdown or HTML file carries
-    :data:`MARKER` near its top or its end.
-    """
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF)
-            if not report and handle.read(1):  # Markdown ends with the marker
-                handle.seek(-_SNIFF, os.SEEK_END)
-                head += handle.read()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        return f"it cannot be read to check what it holds: {exc.strerror or exc}"
-    return _foreign(head.decode("utf-8", errors="replace"), report=report)
-
-
-def _foreign(head: str, *, report: bool) -> str | None:
-    if not head.strip():
-        return None
-    if report:
-        if head.lstrip().startswith("{") and REPORT_KEY in head:
-            return None
-        return "it exists and is not a chunkrecall report"
-    if MARKER in head:
-        return None
-    return "it exists and was not written by pytest-chunkrecall"
 
 
 def real_target(path: Path) -> Path:
@@ -301,14 +248,13 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
     a message naming the lock file after that. Yields the lock file's path, which is
     removed again on release.
     """
-    target = real_target(path)
-    lock = target.parent / f".{target.name}.lock"
+    lock = lock_path(path)
     if fcntl is None:  # pragma: no cover
         yield lock
         return
     deadline = time.monotonic() + timeout
     while True:
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = _open_lock(lock)
         if _acquire(fd, deadline):
             try:
                 same = os.path.samestat(os.fstat(fd), os.stat(lock))
@@ -330,6 +276,23 @@ def locked(path: Path, *, timeout: float = LOCK_TIMEOUT) -> Iterator[Path]:
         # sees that it is no longer the one at this path, and tries again.
         Path(lock).unlink(missing_ok=True)
         os.close(fd)
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file of ``path``: beside the file a write to ``path`` replaces."""
+    target = real_target(path)
+    return target.parent / f".{target.name}.lock"
+
+
+def _open_lock(lock: Path) -> int:
+    try:
+        return os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+    except OSError as exc:
+        # said of the lock file: the file it protects may be fine
+        problem = not_regular(lock) or exc.strerror or str(exc)
+        raise OSError(
+            exc.errno, f"cannot open its lock file {lock}: {problem}; remove it"
+        ) from None
 
 
 def _acquire(fd: int, deadline: float) -> bool:

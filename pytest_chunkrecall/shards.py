@@ -11,35 +11,33 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import cast
 
 from .baseline import saved as baseline
+from .baseline.case_outcome import case_outcome, quarantined
+from .baseline.decision import GateOutcome, gate_run
 from .baseline.drift import Drift, drift, span_documents
-from .baseline.gating import (
-    GATES,
-    GateOutcome,
-    GateSettings,
-    accept_command,
-    case_outcome,
-    existing_cases,
-    gate_run,
-    quarantined,
-)
-from .errors import ChunkrecallError, counted
+from .baseline.existing import existing_cases
+from .baseline.policy import GATES, GateSettings
+from .baseline.update import accept_command
+from .errors import ChunkrecallError, counted, trimmed
 from .evaluation import codec
 from .evaluation.case_facts import CaseBrief
 from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
+from .guard import Holds, OutputPath, check, quoted, survey
 from .render import json_report, markdown
-from .render.summary import SummaryContext, summary_lines
+from .render.summary import SummaryContext, fails_run, summarise
+from .render.terminal_summary import summary_lines
 from .run import completeness, source, sweep
 from .run.completeness import ALLOW
 from .run.entry import CaseEntry
 from .run.fold import CaseStanding, RunFold, fingerprints_of, setups_of
 from .run.merge import Shard, gather, read_report, repeats, shard_of
+from .run.notes import RunNotes
 from .run.spool import Spool
 
 MERGE_HELP = "Merge the JSON reports of disjoint shards into the report of one run"
@@ -138,6 +136,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
         help="Write the report with the comparison, as the single run's --chunkrecall-report",
     )
     parser.add_argument(
+        "--force",
+        action="store_true",
+        help="Replace a --markdown or --report-out file that pytest-chunkrecall did not write "
+        "(a project's own files are never replaced)",
+    )
+    parser.add_argument(
         "--rootdir", type=Path, default=Path("."), help="Where the gold files are (default: .)"
     )
     parser.add_argument(
@@ -152,15 +156,9 @@ def run_merge(args: argparse.Namespace) -> int:
     """Merge the shards' reports; refuses to overwrite an input, or an output without --force."""
     out: Path = args.out
     inputs: list[Path] = args.reports
-    if any(out.resolve() == path.resolve() for path in inputs):
+    if any(real_target(out) == real_target(path) for path in inputs):
         raise ChunkrecallError(
-            f"--out {out} is one of the reports to merge; merge never overwrites its inputs"
-        )
-    if out.exists() and not args.force:
-        raise ChunkrecallError(f"--out {out} exists; give another path, or --force to replace it")
-    if not out.parent.is_dir():
-        raise ChunkrecallError(
-            f"--out {out}: the folder {out.parent} does not exist; create it first"
+            f"--out {quoted(out)} is one of the reports to merge; merge never overwrites its inputs"
         )
     reports = [(str(path), read_report(path)) for path in inputs]
     parts = [completeness.of_report(data, name=name) for name, data in reports]
@@ -168,12 +166,13 @@ def run_merge(args: argparse.Namespace) -> int:
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="merge"))
     made_from = source.merged(
-        [(name, source.of_report(data, name=name)) for name, data in reports],
+        [(name, source.of_report(data, name=name, required=True)) for name, data in reports],
         allow_mixed=args.allow_mixed,
     )
     fold, spool = gather([repeats(reports)] if args.repeats else reports, fold=_fold)
     try:
         summary = fold.finish()
+        _check_out(args, summary.fingerprints())
         report = json_report.head(
             summary, GateOutcome(), baseline_name=None, source=made_from, completeness=whole
         )
@@ -188,18 +187,32 @@ def run_merge(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check_out(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
+    """Pass ``merge --out`` through the output guard, which also protects the corpus the
+    reports record (``documents``, by gold file)."""
+    out: Path = args.out
+    protected = survey(Path.cwd(), writer="merge", search=[Path.cwd()], documents=documents)
+    output = OutputPath(out, f"--out {quoted(out)}")
+    check(output, protected, force=args.force, force_option="--force")
+    if not out.parent.is_dir():
+        raise ChunkrecallError(
+            f"--out {quoted(out)}: the folder {quoted(out.parent)} does not exist; create it first"
+        )
+
+
 def run_compare(args: argparse.Namespace) -> int:
     """Gate the report against the baseline as one pytest run with these options would."""
     settings = _settings(args)
     _outputs_apart(args)
     name = str(args.report)
     data = read_report(args.report)
+    shard = shard_of(data, name=name)
+    _check_outputs(args, fingerprints_of(shard.gold_info))
     whole = completeness.of_report(data, name=name)
     if not whole.complete and not args.allow_incomplete:
         raise ChunkrecallError(completeness.refuse(whole, what="compare"))
     made_from = source.of_report(data, name=name)
     base = baseline.load(args.baseline, name=str(args.baseline))
-    shard = shard_of(data, name=name)
     # what changed since the baseline: a regression in a changed document says so
     changed = drift(base, setups_of(shard.gold_info), fingerprints_of(shard.gold_info))
 
@@ -241,15 +254,17 @@ def _compare(
         setups=summary.setups(),
         documents=summary.fingerprints(),
     )
-    outcome.errors += sweep.failures(summary.sweep_rows)
+    notes = RunNotes(errors=sweep.failures(summary.sweep_rows))
+    if summary.unevaluated:
+        notes.errors.append(_not_evaluated(summary.unevaluated, str(args.report)))
     incomplete = whole.line()
     if incomplete is not None:
-        outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
     if not found:
-        outcome.notes.append(
+        notes.notes.append(
             f"no gold file of the report under {rootdir}: removed cases are not listed"
         )
-    status = 1 if summary.failed or outcome.fails_run else 0
+    status = 1 if summary.failed or fails_run(outcome, notes) else 0
     accept = accept_command(
         summary.setup_args, baseline_name=str(args.baseline), baseline_from_ini=False
     )
@@ -262,18 +277,20 @@ def _compare(
             completeness=whole,
         )
         _write(args.report_out, json_report.text(report, spool.texts()))
+        notes.written.append(str(args.report_out))
     context = SummaryContext(
         baseline_name=str(args.baseline),
         accept=accept,
         report_path=str(args.report_out) if args.report_out is not None else None,
         alpha=settings.alpha,
+        incomplete=incomplete,
     )
+    # one summary, which the terminal and the Markdown print
+    said = summarise(summary, outcome, context, notes)
     print(" chunkrecall ".center(80, "="))
-    for line in summary_lines(summary, outcome, context):
+    for line in summary_lines(said):
         print(line.text)
-    text = markdown.render(
-        summary, outcome, accept=accept, failed=bool(status), incomplete=incomplete
-    )
+    text = markdown.render(said)
     if args.markdown is not None:
         _write(args.markdown, [text])
     step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
@@ -282,10 +299,47 @@ def _compare(
             append_text(Path(step_summary), text)
         except OSError as exc:
             print(
-                f"note: cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}",
+                f"note: cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: "
+                f"{exc.strerror or exc}",
                 file=sys.stderr,
             )
     return status
+
+
+def _check_outputs(args: argparse.Namespace, documents: Mapping[str, Iterable[str]]) -> None:
+    """Pass ``compare``'s outputs and ``$GITHUB_STEP_SUMMARY`` through the output guard,
+    before anything is written; ``documents``: the corpus the report records."""
+    rootdir = Path(args.rootdir).absolute()
+    protected = survey(rootdir, writer="compare", search=[rootdir], documents=documents)
+    named: tuple[tuple[str, Path | None, Holds], ...] = (
+        ("--report-out", args.report_out, "report"),
+        ("--markdown", args.markdown, "markdown"),
+    )
+    for option, path, holds in named:
+        if path is not None:
+            output = OutputPath(path, f"{option} {quoted(path)}", holds)
+            check(output, protected, force=args.force, force_option="--force")
+    step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
+    if step_summary:
+        summary = OutputPath(
+            Path(step_summary), f"GITHUB_STEP_SUMMARY {quoted(step_summary)}", "summary"
+        )
+        check(summary, protected, force=False, force_option="--force")
+
+
+def _not_evaluated(nodeids: list[str], report: str) -> str:
+    """What ``compare`` says of the cases the run that wrote ``report`` could not evaluate."""
+    shown = ", ".join(trimmed(nodeid) for nodeid in nodeids[:_NAMED])
+    if len(nodeids) > _NAMED:
+        shown += f", … ({len(nodeids):,} in all)"
+    return (
+        f"{counted(len(nodeids), 'case')} of {report} could not be evaluated (an error, a "
+        f"timeout or a crashed worker): {shown}; the log of the run that wrote the report "
+        "says why: fix it, run those cases again, and compare the new report"
+    )
+
+
+_NAMED = 5  # cases named in that line; the report lists them all
 
 
 def _outputs_apart(args: argparse.Namespace) -> None:
@@ -314,7 +368,7 @@ def _write(path: Path, text: Iterable[str]) -> None:
     try:
         write_atomically(path, text)
     except OSError as exc:
-        raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ChunkrecallError(f"cannot write {quoted(path)}: {exc.strerror or exc}") from None
 
 
 def _settings(args: argparse.Namespace) -> GateSettings:

@@ -17,12 +17,16 @@ import subprocess
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 import yaml
 
+from pytest_chunkrecall.baseline.decision import GateOutcome
 from pytest_chunkrecall.chunkers import fixed_size
 from pytest_chunkrecall.render.html import ChunkWindow, DocumentData, PageData
+from pytest_chunkrecall.render.summary import Summary, SummaryContext, summarise
+from pytest_chunkrecall.run.fold import RunFold
+from pytest_chunkrecall.run.merge import gather
 
 from .conftest import QUIET
 
@@ -56,7 +60,14 @@ def run_report(project: Path, *args: str) -> dict[str, Any]:
     return report
 
 
-def example_page(workdir: Path, *args: str) -> PageData:
+class Run(TypedDict):
+    """A run as a page is drawn of it: its JSON report, and its documents chunked here."""
+
+    report: dict[str, Any]
+    documents: list[DocumentData]
+
+
+def example_page(workdir: Path, *args: str) -> Run:
     """The example project's run, with its articles chunked by its own chunker."""
     project = workdir / "example_project"
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns("tests", "__pycache__"))
@@ -78,7 +89,7 @@ def example_page(workdir: Path, *args: str) -> PageData:
     return {"report": report, "documents": documents}
 
 
-def pubmed_page(workdir: Path) -> PageData:
+def pubmed_page(workdir: Path) -> Run:
     """Chroma's pubmed corpus (0.5 MB) with one case per question and one per excerpt."""
     project = workdir / "pubmed"
     (project / "gold").mkdir(parents=True)
@@ -121,6 +132,25 @@ def pubmed_page(workdir: Path) -> PageData:
             start, end = offsets[case["nodeid"]]
             case["span_at"] = {"doc": "pubmed.md", "start": start, "end": end}
     return {"report": report, "documents": documents}
+
+
+def summary_of(report: Mapping[str, Any], outcome: GateOutcome | None = None) -> Summary:
+    """The summary of the run that wrote ``report``, folded from it as ``compare`` does."""
+    fold, spool = gather(
+        [("report", report)],
+        fold=lambda shard: RunFold(sweep_spec=shard.sweep_spec, setup_args=shard.setup_args),
+    )
+    spool.close()
+    return summarise(fold.finish(), outcome or GateOutcome(), SummaryContext())
+
+
+def page_of(run: Run, outcome: GateOutcome | None = None) -> PageData:
+    """The page of ``run``: the summary folded from its report, its cases and documents."""
+    return {
+        "summary": summary_of(run["report"], outcome),
+        "cases": list(run["report"]["cases"]),
+        "documents": run["documents"],
+    }
 
 
 def chunked(

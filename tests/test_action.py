@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -64,9 +65,27 @@ def _evaluate(text: str, inputs: dict[str, str], steps: dict[str, dict[str, str]
 
 
 def _read_outputs(path: Path) -> dict[str, str]:
+    """A step's outputs as the runner reads them: ``name=value`` lines, and ``name<<DELIMITER``
+    followed by the value's lines up to the delimiter's own line."""
     if not path.is_file():
         return {}
-    return dict(line.split("=", 1) for line in path.read_text(encoding="utf-8").splitlines())
+    outputs: dict[str, str] = {}
+    lines = iter(path.read_text(encoding="utf-8").split("\n"))
+    for line in lines:
+        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
+            name, delimiter = line.split("<<", 1)
+            value = []
+            for part in lines:
+                if part == delimiter:
+                    break
+                value.append(part)
+            else:
+                raise AssertionError(f"{path}: {name} has no closing delimiter {delimiter!r}")
+            outputs[name] = "\n".join(value)
+        elif line:
+            name, value_text = line.split("=", 1)
+            outputs[name] = value_text
+    return outputs
 
 
 def run_action(
@@ -180,3 +199,62 @@ def test_unwritable_output_files_are_warnings_and_leave_the_status(project, tmp_
     gold.write_text(gold.read_text().replace("size: 400", "size: 60"), encoding="utf-8")
     failing = run_action(project.path, tmp_path, summary=folder, unwritable=folder)
     assert failing.status == 1, failing.log
+
+
+STALE = {
+    "chunkrecall_report": 1,
+    "totals": {"cases": 9, "hits": 9, "hit_rate": 1.0},
+    "comparison": {"decision": "better", "regressions": 0, "improvements": 9},
+}
+
+
+def test_a_report_from_before_the_run_gives_no_outputs(project, tmp_path):
+    # named *.report: the suite checks each *.json report a test leaves against the schema
+    stale = project.path / "committed.report"
+    stale.write_text(json.dumps(STALE), encoding="utf-8")
+    before = stale.read_bytes()
+    # a usage error: the run writes no report, and the committed one must not speak for it
+    ran = run_action(
+        project.path,
+        tmp_path,
+        summary=tmp_path / "s.md",
+        report="committed.report",
+        **{"pytest-args": "--chunkrecall-k 0"},
+    )
+    assert ran.status == 4, ran.log
+    assert ran.outputs["hit-rate"] == "" and ran.outputs["decision"] == "", ran.outputs
+    assert "this run wrote no report (see its log), so the action sets no outputs" in ran.log
+    assert stale.read_bytes() == before
+
+
+def test_a_report_without_totals_is_a_warning_not_a_traceback(project, tmp_path):
+    # a plugin of the project rewrites the report as the run ends
+    project.pytester.makeconftest(
+        """
+        import pathlib
+
+        def pytest_unconfigure(config):
+            pathlib.Path("r.report").write_text('{"chunkrecall_report": 1}')
+        """
+    )
+    ran = run_action(project.path, tmp_path, summary=tmp_path / "s.md", report="r.report")
+    assert ran.status == 0, ran.log
+    assert "r.report is no chunkrecall report (it has no totals)" in ran.log
+    assert "Traceback" not in ran.log and ran.outputs["hit-rate"] == ""
+
+
+def test_a_line_break_in_the_report_input_adds_no_output(project, tmp_path):
+    ran = run_action(
+        project.path, tmp_path, summary=tmp_path / "s.md", report="r.json\ndecision=better"
+    )
+    # whether the run takes such a path or refuses it, no baseline means no decision
+    assert ran.outputs["decision"] == "", (ran.outputs, ran.log)
+    assert ran.outputs["report"] in ("", "r.json\ndecision=better"), ran.outputs
+
+
+def test_an_emptied_report_input_still_gives_the_outputs(project, tmp_path):
+    ran = run_action(project.path, tmp_path, summary=tmp_path / "s.md", report="")
+    assert ran.status == 0, ran.log
+    assert ran.outputs["hit-rate"] == "1.0"
+    assert ran.outputs["report"] == str(tmp_path / "chunkrecall-report.json")
+    assert not (project.path / "chunkrecall-report.json").exists()

@@ -281,7 +281,7 @@ def test_max_drop_allows_a_drop_up_to_the_limit(shop):
         (
             "chunkrecall_min_hit_rate",
             "80",
-            "ini option chunkrecall_min_hit_rate must be a number from 0 to 1, not '80'",
+            "ini option chunkrecall_min_hit_rate must be from 0 to 1, not 80",
         ),
     ],
 )

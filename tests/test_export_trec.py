@@ -128,8 +128,8 @@ def test_the_files_are_trec_lines(capsys, tmp_path):
 @pytest.mark.parametrize(
     ("content", "expected"),
     [
-        ('{"chunkrecall_report": 1,\n "cases": [\n', "r.json:3: the JSON report is not valid JSON"),
-        ('{"cases": []}', "r.json: not a pytest-chunkrecall JSON report"),
+        ('{"chunkrecall_report": 1,\n "cases": [\n', "r.json is not valid JSON (line 3, column 1"),
+        ('{"cases": []}', "r.json is not a chunkrecall report (it has no 'chunkrecall_report' key)"),
         (
             json.dumps({"chunkrecall_report": 1, "gold_files": [{"path": "gold/a.yaml"}], "cases": [
                 entry({"nodeid": "gold/a.yaml::x", "verdict": "hit", "rank": 1, "outcome": "passed"})]}),

@@ -152,7 +152,7 @@ def test_a_passage_widened_to_whitespace_folds_as_it_does_inside_its_whole_text(
 # ---------------------------------------------------------------- results as JSON
 
 
-REPEAT_KEYS = ("unstable", "ranks_seen")
+REPEAT_KEYS = ("unstable", "ranks_seen", "varied")
 
 
 def test_a_result_as_json_is_what_asdict_gives():
@@ -173,7 +173,7 @@ def test_a_result_as_json_is_what_asdict_gives():
     assert as_json == once
     assert list(as_json) == [f.name for f in dataclasses.fields(CaseResult)][: -len(REPEAT_KEYS)]
     assert CaseResult.from_json(as_json) == result
-    repeated = dataclasses.replace(result, unstable=True, ranks_seen=[None, 2])
+    repeated = dataclasses.replace(result, unstable=True, ranks_seen=[None, 2], varied="")
     assert repeated.to_json() == dataclasses.asdict(repeated)
     assert CaseResult.from_json(repeated.to_json()) == repeated
     as_json["needles"].append("changed")

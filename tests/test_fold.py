@@ -5,16 +5,14 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.baseline.gating import GateOutcome, GateSettings, case_outcome, gate_run
+from pytest_chunkrecall.baseline.case_outcome import case_outcome
+from pytest_chunkrecall.baseline.decision import GateOutcome, gate_run
+from pytest_chunkrecall.baseline.policy import GateSettings
 from pytest_chunkrecall.baseline.saved import Baseline, Entry
 from pytest_chunkrecall.evaluation.results import VERDICTS, CaseResult, Totals
 from pytest_chunkrecall.render import json_report
-from pytest_chunkrecall.render.summary import (
-    SLOW_LISTING,
-    STYLES,
-    SummaryContext,
-    summary_lines,
-)
+from pytest_chunkrecall.render.summary import SummaryContext, summarise
+from pytest_chunkrecall.render.terminal_summary import SLOW_LISTING, STYLES, summary_lines
 from pytest_chunkrecall.run import entry
 from pytest_chunkrecall.run.entry import CaseEntry
 from pytest_chunkrecall.run.fold import RunFold
@@ -88,7 +86,9 @@ def report_of(entries: list[CaseEntry]) -> str:
     head = json_report.head(summary, outcome, baseline_name="b.json")
     text = "".join(json_report.text(head, spool.texts()))
     spool.close()
-    return text + "\n".join(line.text for line in summary_lines(summary, outcome, SummaryContext()))
+    return text + "\n".join(
+        line.text for line in summary_lines(summarise(summary, outcome, SummaryContext()))
+    )
 
 
 @given(CASES, st.randoms(use_true_random=False))
@@ -167,7 +167,7 @@ def test_a_regression_is_a_red_line_and_the_headline_is_bold() -> None:
         setups={},
         documents={},
     )
-    lines = summary_lines(summary, outcome, SummaryContext(baseline_name="b.json"))
+    lines = summary_lines(summarise(summary, outcome, SummaryContext(baseline_name="b.json")))
     kinds = {line.text: line.kind for line in lines}
     assert kinds["  regression gold/a.yaml::c1: hit at rank 1 -> split"] == "regression"
     assert STYLES["regression"] == "red"
@@ -188,7 +188,7 @@ def test_a_run_of_many_failures_says_once_how_to_list_them_fast() -> None:
     summary = failing(SLOW_LISTING + 1).finish()
     said = [
         line.text
-        for line in summary_lines(summary, GateOutcome(), SummaryContext(tbstyle="auto"))
+        for line in summary_lines(summarise(summary, GateOutcome(), SummaryContext(tbstyle="auto")))
         if "--tb=line" in line.text
     ]
     assert said == [
@@ -197,10 +197,10 @@ def test_a_run_of_many_failures_says_once_how_to_list_them_fast() -> None:
         "--chunkrecall-report or --chunkrecall-html, avoids that listing"
     ]
     for quiet in ("line", "no"):
-        lines = summary_lines(summary, GateOutcome(), SummaryContext(tbstyle=quiet))
+        lines = summary_lines(summarise(summary, GateOutcome(), SummaryContext(tbstyle=quiet)))
         assert not any("--tb=line" in line.text for line in lines)
     few = failing(SLOW_LISTING).finish()
-    lines = summary_lines(few, GateOutcome(), SummaryContext(tbstyle="auto"))
+    lines = summary_lines(summarise(few, GateOutcome(), SummaryContext(tbstyle="auto")))
     assert not any("--tb=line" in line.text for line in lines)
 
 

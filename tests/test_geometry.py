@@ -277,6 +277,10 @@ def test_line_splitter_drops_configured_overlap_and_the_summary_says_so(pytester
     result = pytester.runpytest("--chunkrecall-report=r.json")
     warned = [line for line in result.outlines if line.startswith("  ! configured overlap 40")]
     assert len(warned) == 1 and "is not delivered" in warned[0], result.stdout.str()
+    # chunk_overlap is the splitter's own unit, the effective overlap is measured in chars
+    result.stdout.fnmatch_lines(
+        ["  geometry: overlap configured 40 in the chunker's units, effective overlap * chars*"]
+    )
     geometry = json.loads((pytester.path / "r.json").read_text())["gold_files"][0]["geometry"]
     assert geometry["configured_overlap"] == 40
     assert 0 < geometry["no_overlap"] < geometry["boundaries"]
@@ -358,6 +362,10 @@ def test_a_length_function_measures_spans_and_chunks_in_its_own_units(storefront
     pytester.makeini("[pytest]\npythonpath = .\nchunkrecall_length = words:count\n")
     result = pytester.runpytest("--chunkrecall-report=r.json", "-v")
     assert "spans p50 6, p90 17, max 17 units of words:count" in result.stdout.str()
+    # the built-in windows overlap by characters, the effective overlap is counted in words
+    result.stdout.fnmatch_lines(
+        ["  geometry: overlap configured 24 chars, effective overlap * units of words:count (min *"]
+    )
     assert any(
         line.startswith("  chunk sizes p50 ") and line.endswith(" units of words:count")
         for line in result.outlines
@@ -401,3 +409,22 @@ def test_a_sweep_under_xdist_uses_the_hooks_of_a_conftest_below_the_rootdir(pyte
 
     assert table(serial)[2].split()[:3] == ["configured", "(overlap=0)", "6"]  # size 100: 6 chunks
     assert table(serial) == table(parallel)
+
+
+def test_a_token_splitter_s_overlap_is_named_in_tokens_beside_the_effective_chars(storefront):
+    """LlamaIndex's SentenceSplitter counts chunk_overlap in tokens; the effective overlap is
+    measured in characters: the geometry line names each unit."""
+    pytest.importorskip("llama_index.core")
+    pytester = storefront(0)
+    gold = pytester.path / "gold" / "policies.yaml"
+    gold.write_text(
+        gold.read_text().replace(
+            "chunker_args: {size: 80, overlap: 0}",
+            "chunker: llama_index.core.node_parser:SentenceSplitter\n"
+            "chunker_args: {chunk_size: 40, chunk_overlap: 10}",
+        )
+    )
+    result = pytester.runpytest()
+    result.stdout.fnmatch_lines(
+        ["  geometry: overlap configured 10 tokens, effective overlap * chars*"]
+    )

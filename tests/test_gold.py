@@ -298,6 +298,19 @@ BAD_GOLD = {
         "'cases' is empty*",
     ),
     "no cases": ("corpus: ../docs/*.md\n", 1, "no 'cases:'*"),
+    "comma inside a flow-style span range": (
+        """
+        corpus: ../docs/*.md
+        cases:
+          - question: q
+            needle: 30 days
+            span: {from: Refunds, returns and exchanges, to: 30 days}
+        """,
+        5,
+        "a comma inside a flow-style span range ends its value: 'returns and exchanges' reads "
+        'as a key of its own. Quote a value that holds a comma, e.g. {from: "Refunds, returns '
+        'and exchanges", ...}*',
+    ),
     "span range without to": (
         """
         corpus: ../docs/*.md

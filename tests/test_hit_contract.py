@@ -265,6 +265,11 @@ def test_xdist_gives_the_same_report(saas):
             "doc: ../docs/refunds.md",
             "gold/policies.yaml:4: doc '../docs/refunds.md' matches no corpus document*",
         ),
+        (  # written relative to the project, not to the gold file
+            "doc: docs/trash.md",
+            "gold/policies.yaml:4: doc 'docs/trash.md' matches no corpus document (a path or "
+            "glob relative to the gold file); did you mean doc: ../docs/trash.md? the corpus has*",
+        ),
         (
             "doc: [../docs/trash.md, ../docs/billing.md]",
             "gold/policies.yaml:7: 'doc' must be one path or glob (text), not a list*",

@@ -21,11 +21,16 @@ from urllib.parse import quote
 
 import pytest
 
-from pytest_chunkrecall.evaluation.results import STAGE_VERDICTS
-from pytest_chunkrecall.render.html import PageData, render_page
+from pytest_chunkrecall.baseline.decision import GateOutcome
+from pytest_chunkrecall.evaluation.results import STAGE_VERDICTS, CaseResult
+from pytest_chunkrecall.measures.statistics import PairedComparison
+from pytest_chunkrecall.render.html import DocumentData, PageData, render_page
+from pytest_chunkrecall.render.summary import SummaryContext, summarise
 from pytest_chunkrecall.render.terminal import sweep_lines
+from pytest_chunkrecall.run import entry
+from pytest_chunkrecall.run.fold import RunFold
 
-from .html_pages import SHARED_DATA, example_page, pubmed_page
+from .html_pages import SHARED_DATA, Run, example_page, page_of, pubmed_page
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:
@@ -77,7 +82,7 @@ def browser(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> PageData:
+def example(tmp_path_factory: pytest.TempPathFactory) -> Run:
     # a grid, whose settings' labels are long: "size=240 overlap=32"
     return example_page(
         tmp_path_factory.mktemp("example"),
@@ -86,9 +91,35 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> PageData:
     )
 
 
-def tab(browser: Any, data: PageData, path: Path) -> Tab:
-    path.write_text(render_page(data), encoding="utf-8")
+def tab(browser: Any, data: PageData | Run, path: Path) -> Tab:
+    page = data if "summary" in data else page_of(data)  # type: ignore[arg-type]
+    path.write_text(render_page(page), encoding="utf-8")  # type: ignore[arg-type]
     return Tab(browser.new_page(), path)
+
+
+def made_up(case: dict[str, Any], documents: list[DocumentData]) -> PageData:
+    """The page of a run of one hit, ``case`` (its entry's fields), written by hand."""
+    result = CaseResult(
+        gold_file=case["gold_file"],
+        id=case["id"],
+        line=1,
+        question=case["question"],
+        needles=case["needles"],
+        span=None,
+        verdict="hit",
+        rank=1,
+        span_split=False,
+        k=1,
+        match="normalized",
+        unit="chars",
+        needle_lengths=[len(needle) for needle in case["needles"]],
+        span_length=len(case["needles"][0]),
+    )
+    found = {**entry.evaluated(case["nodeid"], result, xfail=None, outcome="passed"), **case}
+    fold = RunFold()
+    fold.add(found)  # type: ignore[arg-type]
+    summary = summarise(fold.finish(), GateOutcome(), SummaryContext())
+    return {"summary": summary, "cases": [found], "documents": documents}
 
 
 @pytest.fixture
@@ -187,6 +218,11 @@ def test_the_lab_predicts_what_the_report_predicts_and_follows_its_sliders(shop,
         shown = float(box.locator("[data-readout='P']").get_attribute("data-value"))
         assert shown == pytest.approx(gold["spans"]["predicted_whole"], abs=5e-4)
         assert box.locator("[data-observed]").count() == 1
+        spans = gold["spans"]  # what the terminal's "spans p50 …, p90 …" line says
+        assert (
+            f"{spans['spans']} span lengths, median {spans['length_p50']}, "
+            f"p90 {spans['length_p90']}"
+        ) in box.text_content()
     box = page.locator("[data-lab='gold/policies.yaml']")
     slider = box.locator("input[aria-label='overlap V']")
     before = int(box.locator("[data-readout='V']").text_content())
@@ -297,15 +333,11 @@ def test_a_case_link_brings_the_case_to_just_below_the_navigation_bar(
 
 
 def test_a_bidi_override_in_a_case_id_does_not_reverse_what_follows_it(browser, tmp_path):
-    report = {
-        "totals": {"cases": 1, "hits": 1, "hit_rate": 1.0, "split_spans": 0, "verdicts": {"hit": 1}},
-        "gold_files": [{"path": "gold/x.yaml", "chunks": 1}],
-        "cases": [{
-            "nodeid": "gold/x.yaml::rtl\u202eid", "gold_file": "gold/x.yaml", "id": "rtl\u202eid", "line": 1,
-            "question": "Where?", "needles": ["30 days"], "verdict": "hit", "rank": 1, "span_split": False, "k": 1,
-        }],
+    case = {
+        "nodeid": "gold/x.yaml::rtl\u202eid", "gold_file": "gold/x.yaml", "id": "rtl\u202eid",
+        "question": "Where?", "needles": ["30 days"],
     }  # fmt: skip
-    opened = tab(browser, {"report": report, "documents": []}, tmp_path / "rtl.html")
+    opened = tab(browser, made_up(case, []), tmp_path / "rtl.html")
     page = opened.open("#cases")
     rank = page.locator("article.case summary .muted")
     assert rank.text_content() == " rank 1"
@@ -341,15 +373,12 @@ def test_no_bidi_control_in_user_text_reorders_the_pages_own_words(browser, exam
             case["span"] = rlo + case["span"]
         if case.get("cut"):
             case["cut"].update(before=rlo + case["cut"]["before"], after=rlo + case["cut"]["after"])
-        case["baseline"] = {"verdict": "hi" + rlo + "t", "rank": 1}
+        # a baseline's verdict is one of the verdicts (the reader refuses any other text)
+        case["baseline"] = {"verdict": "hit", "rank": 1, "span_split": False}
     for gold in report["gold_files"]:
         gold["chunker"] = "shop" + rlo + ".ingest:chunk"
         gold["retriever"] = "shop" + rlo + ".search:bm25"
-    sweep = report["sweep"]
-    sweep["spec"] = rlo + sweep["spec"]
-    for row in sweep["rows"]:
-        row["label"] = rlo + row["label"]
-    sweep["rows"][1]["errors"] = [rlo + "chunker failed", "another" + rlo]
+    # the sweep's labels come from its spec, which names settings and numbers only
     opened = tab(browser, data, tmp_path / "rlo.html")
     page = opened.open()
     page.evaluate("window.dispatchEvent(new Event('beforeprint'))")  # every view and case open
@@ -401,22 +430,17 @@ def test_hostile_text_renders_as_text_and_runs_no_script(browser, tmp_path):
     )
     needle = "30 days"
     start = evil.index(needle)
-    report = {
-        "totals": {"cases": 1, "hits": 1, "hit_rate": 1.0, "split_spans": 0, "verdicts": {"hit": 1}},
-        "gold_files": [{"path": "gold/<x>.yaml", "chunks": 2, "geometry": {"placed": 0}}],
-        "cases": [{
-            "nodeid": "gold/<x>.yaml::<script>", "gold_file": "gold/<x>.yaml", "id": "<script>", "line": 1,
-            "question": "<img src=y onerror=\"window.__pwned=3\">?", "needles": [needle], "span": None,
-            "verdict": "hit", "rank": 1, "span_split": False, "k": 1,
-            "top": [{"doc": "docs/</script>.md", "index": 1, "start": 40, "end": len(evil), "preview": "<b>x</b>", "rank": 1}],
-            "span_at": {"doc": "docs/</script>.md", "start": start, "end": start + len(needle)},
-        }],
+    case = {
+        "nodeid": "gold/<x>.yaml::<script>", "gold_file": "gold/<x>.yaml", "id": "<script>",
+        "question": "<img src=y onerror=\"window.__pwned=3\">?", "needles": [needle],
+        "top": [{"doc": "docs/</script>.md", "index": 1, "start": 40, "end": len(evil), "preview": "<b>x</b>", "rank": 1}],
+        "span_at": {"doc": "docs/</script>.md", "start": start, "end": start + len(needle)},
     }  # fmt: skip
-    chunks = [{"index": 0, "start": 0, "end": 60}, {"index": 1, "start": 40, "end": len(evil)}]
-    data: PageData = {
-        "report": report,
-        "documents": [{"id": "docs/</script>.md", "text": evil, "chunks": chunks}],
-    }
+    chunks: list[Any] = [
+        {"index": 0, "start": 0, "end": 60},
+        {"index": 1, "start": 40, "end": len(evil)},
+    ]
+    data = made_up(case, [{"id": "docs/</script>.md", "text": evil, "chunks": chunks}])
     opened = tab(browser, data, tmp_path / "evil.html")
     page = opened.open("#documents")
     assert page.evaluate("window.__pwned") is None
@@ -432,22 +456,16 @@ def test_hostile_text_renders_as_text_and_runs_no_script(browser, tmp_path):
     assert opened.problems == []
 
 
-def test_fields_the_report_may_carry_are_shown(browser, example, tmp_path):
+def test_a_comparison_with_the_baseline_is_shown(browser, example, tmp_path):
     data = copy.deepcopy(example)
-    report: dict[str, Any] = data["report"]  # type: ignore[assignment]
-    report["totals"].update(
-        mrr=0.871, hit_rate_at={"1": 0.8, "2": 0.9, "3": 0.95}, hit_rate_ci95=[0.87, 0.98]
-    )
-    report["comparison"] = {
-        "cases": 64, "regressions": 1, "improvements": 0, "hit_rate_before": 0.969, "hit_rate_after": 0.953,
-        "delta_points": -1.6, "ci95_points": [-4.6, 1.5], "p_value": 0.5, "decision": "not_enough_evidence",
-    }  # fmt: skip
-    case = next(c for c in report["cases"] if c["nodeid"] == SPLIT_CASE)
-    case["baseline"] = {"verdict": "hit", "rank": 2}
-    opened = tab(browser, data, tmp_path / "full.html")
+    case = next(c for c in data["report"]["cases"] if c["nodeid"] == SPLIT_CASE)
+    case["baseline"] = {"verdict": "hit", "rank": 2, "span_split": False, "change": "regression"}
+    paired = PairedComparison(64, 1, 0, 0.969, 0.953, -1.6, (-4.6, 1.5), 0.5, "not_enough_evidence")
+    opened = tab(browser, page_of(data, GateOutcome(paired=paired)), tmp_path / "full.html")
     page = opened.open()
-    assert page.locator("[data-total='mrr']").text_content().startswith("MRR0.871")
-    assert page.locator("circle[data-r]").count() == 3
+    totals = example["report"]["totals"]
+    assert page.locator("[data-total='mrr']").text_content() == f"MRR{totals['mrr']:.3f}mean 1/rank"
+    assert page.locator("circle[data-r]").count() == len(totals["hit_rate_at"])
     assert "not_enough_evidence" in page.text_content("#view-overview")
     page = opened.open(f"#case:{SPLIT_CASE}")
     assert "baseline" in page.locator(f"[data-case='{SPLIT_CASE}']").text_content()
@@ -476,7 +494,8 @@ def test_an_unstable_case_is_named_in_the_overview_and_shows_its_ranks_seen(
 
 
 def test_a_bare_report_makes_a_page_without_errors(browser, tmp_path):
-    opened = tab(browser, {"report": {}, "documents": []}, tmp_path / "bare.html")
+    bare: Run = {"report": {"chunkrecall_report": 1, "cases": []}, "documents": []}
+    opened = tab(browser, bare, tmp_path / "bare.html")
     for view in ("overview", "cases", "documents", "lab"):
         page = opened.open(f"#{view}")
         assert page.locator(f"#view-{view}").is_visible()
@@ -639,3 +658,30 @@ def _paeth(a: int, b: int, c: int) -> int:
     p = a + b - c
     pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
     return a if pa <= pb and pa <= pc else b if pb <= pc else c
+
+
+def test_the_gold_files_table_has_the_reranker_and_its_candidates(shop, example):
+    """The example project reranks 10 candidates: the table says so, as the summary does."""
+    page = shop.open()
+    table = page.locator("table", has=page.locator("th", has_text="gold file")).first
+    headers = table.locator("th").all_text_contents()
+    assert headers[-3:] == ["candidates", "reranker", "k"]
+    row = table.locator("tbody tr").first.locator("td").all_text_contents()
+    gold = example["report"]["gold_files"][0]
+    assert row[-3:] == [str(gold["candidates"]), gold["reranker"], str(gold["k"])]
+
+
+def test_ranked_out_and_reranked_out_have_colours_of_their_own(shop):
+    page = shop.open()
+    colours = page.evaluate(
+        """() => Object.fromEntries(["ranked_out", "reranked_out", "split", "absent",
+            "unparsed", "hit"].map(name => {
+          const badge = document.createElement("span");
+          badge.className = "verdict " + name;
+          document.body.appendChild(badge);
+          const colour = getComputedStyle(badge).backgroundColor;
+          badge.remove();
+          return [name, colour];
+        }))"""
+    )
+    assert len(set(colours.values())) == len(colours), colours

@@ -22,21 +22,21 @@ from pytest_chunkrecall.render.html import (
 )
 from pytest_chunkrecall.render.terminal import holm_cell
 
-from .html_pages import SHARED_DATA, example_page, pubmed_page
+from .html_pages import SHARED_DATA, Run, example_page, page_of, pubmed_page
 
 SPLIT_CASE = "gold/service.yaml::alaska-hawaii-surcharge"
 
 
 @pytest.fixture(scope="module")
-def example(tmp_path_factory: pytest.TempPathFactory) -> PageData:
+def example(tmp_path_factory: pytest.TempPathFactory) -> Run:
     return example_page(
         tmp_path_factory.mktemp("example"), "--chunkrecall-sweep", "overlap=0,32,64"
     )
 
 
 @pytest.fixture(scope="module")
-def model(example: PageData) -> dict[str, Any]:
-    return embedded(render_page(example))
+def model(example: Run) -> dict[str, Any]:
+    return embedded(render_page(page_of(example)))
 
 
 def embedded(page: str) -> dict[str, Any]:
@@ -59,22 +59,19 @@ def test_overview_has_the_report_totals_and_gold_files(example, model):
     )
 
 
-def test_hit_rate_curve_is_in_rank_order_and_absent_without_hit_rate_at(example):
-    assert page_model(example)["overview"]["curve"] == [
-        [int(r), share] for r, share in example["report"]["totals"]["hit_rate_at"].items()
+def test_hit_rate_curve_is_the_reports_hit_rate_at_in_rank_order(example, model):
+    assert model["overview"]["curve"] == [
+        [int(r), share]
+        for r, share in sorted(
+            example["report"]["totals"]["hit_rate_at"].items(), key=lambda i: int(i[0])
+        )
     ]
-    older = copy.deepcopy(example)
-    del older["report"]["totals"]["hit_rate_at"]  # type: ignore[misc]
-    assert page_model(older)["overview"]["curve"] is None
-    data = copy.deepcopy(example)
-    data["report"]["totals"]["hit_rate_at"] = {"10": 0.98, "1": 0.5, "3": 0.9}  # type: ignore[index]
-    assert page_model(data)["overview"]["curve"] == [[1, 0.5], [3, 0.9], [10, 0.98]]
 
 
 def test_cases_are_sorted_whatever_the_report_order(example, model):
     shuffled = copy.deepcopy(example)
     random.Random(7).shuffle(shuffled["report"]["cases"])  # type: ignore[arg-type]
-    assert [c["nodeid"] for c in page_model(shuffled)["cases"]] == [
+    assert [c["nodeid"] for c in page_model(page_of(shuffled))["cases"]] == [
         c["nodeid"] for c in model["cases"]
     ]
     keys = [(c["gold_file"], c["line"]) for c in model["cases"]]
@@ -131,20 +128,26 @@ def test_lab_has_measured_size_overlap_and_span_lengths(example, model):
         )
         assert lab["configured"] == gold["geometry"]["configured_overlap"]
         mine = [
-            c["span_length"] for c in example["report"]["cases"] if c["gold_file"] == gold["path"]
+            c["span_length"]
+            for c in example["report"]["cases"]
+            if c["gold_file"] == gold["path"] and c["verdict"] not in (None, "absent", "unparsed")
         ]
         assert lab["lengths"] == sorted(mine)
+        assert len(mine) == gold["spans"]["spans"]
+        assert (lab["length_p50"], lab["length_p90"]) == (
+            gold["spans"]["length_p50"],
+            gold["spans"]["length_p90"],
+        )
         assert lab["observed_whole"] == gold["spans"]["observed_whole"]
+        assert lab["predicted_whole"] == gold["spans"]["predicted_whole"]
         assert lab["doc"] in {d["id"] for d in model["documents"]}
 
 
-def test_lab_prefers_the_reports_span_lengths_and_says_when_offsets_are_unknown(example):
+def test_lab_says_when_offsets_are_unknown(example):
     data = copy.deepcopy(example)
-    gold = data["report"]["gold_files"][0]  # type: ignore[index]
-    gold["span_lengths"] = [40, 12, 30]
-    data["report"]["gold_files"][1]["geometry"]["placed"] = 0  # type: ignore[index]
-    lab = page_model(data)["lab"]
-    assert lab[0]["lengths"] == [12, 30, 40]
+    data["report"]["gold_files"][1]["geometry"]["placed"] = 0
+    lab = page_model(page_of(data))["lab"]
+    assert lab[0]["known"] is True
     assert lab[1]["known"] is False and "offsets are unknown" in lab[1]["reason"]
 
 
@@ -176,7 +179,7 @@ def test_embedded_json_cannot_end_its_script_or_break_javascript():
 
 
 def test_the_page_fetches_nothing(model, example):
-    page = render_page(example)
+    page = render_page(page_of(example))
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "<link" not in page and "@import" not in page and "url(http" not in page
     assert "default-src 'none'" in page
@@ -197,7 +200,7 @@ def test_a_large_corpus_is_shown_as_excerpts_in_every_document(example, monkeypa
     corpus = sum(len(d["text"]) for d in example["documents"])
     monkeypatch.setattr(html, "CORPUS_ABOVE", corpus - 1)
     texts = {d["id"]: d["text"] for d in example["documents"]}
-    model = page_model(example)
+    model = page_model(page_of(example))
     assert all(doc["excerpted"] for doc in model["documents"])
     assert sum(p[1] - p[0] for d in model["documents"] for p in d["pieces"]) < corpus
     for doc in model["documents"]:
@@ -212,21 +215,21 @@ def test_a_large_corpus_is_shown_as_excerpts_in_every_document(example, monkeypa
     )
 
 
-def test_a_report_without_optional_parts_still_makes_a_page():
-    bare: PageData = {"report": {}, "documents": []}
+def test_a_run_without_cases_and_odd_case_values_still_makes_a_page():
+    bare: PageData = page_of({"report": {"chunkrecall_report": 1, "cases": []}, "documents": []})
     model = page_model(bare)
     assert model["cases"] == [] and model["lab"] == [] and model["sweep"] is None
+    assert model["overview"]["curve"] is None and model["overview"]["funnel"] is None
     odd = {"nodeid": "g.yaml::a", "span_at": {"doc": "d", "start": None}, "cut": {"doc": "d"}}
     data: PageData = {
-        "report": {"cases": [odd], "gold_files": [{"path": "g.yaml"}]},
+        **bare,
+        "cases": [odd],
         "documents": [
             {"id": "d", "text": "some text", "chunks": [{"index": 0, "start": None, "end": None}]}
         ],
     }
     (doc,) = page_model(data)["documents"]
     assert doc["marks"] == [] and doc["unplaced"] == [0] and doc["chunks"] == []
-    (lab,) = page_model(data)["lab"]
-    assert lab["known"] is False and lab["lengths"] == []
     assert "data-ready" in render_page(data)
 
 
@@ -235,7 +238,7 @@ def test_a_large_document_is_shown_as_excerpts_around_its_spans_and_cuts(tmp_pat
         pytest.skip(f"shared data not found at {SHARED_DATA}")
     data = pubmed_page(tmp_path)
     started = time.perf_counter()
-    page = render_page(data)
+    page = render_page(page_of(data))
     took = time.perf_counter() - started
     (doc,) = embedded(page)["documents"]
     (source,) = data["documents"]
@@ -253,11 +256,10 @@ def test_a_large_document_is_shown_as_excerpts_around_its_spans_and_cuts(tmp_pat
 
 
 def test_the_page_marks_each_verdict_as_its_member_says(example, model):
-    """Colours, marks and the funnel's loss order come from the verdicts' one definition."""
-    page = render_page(example)
+    """Colours and marks come from the verdicts' one definition."""
+    page = render_page(page_of(example))
     for kind in KINDS:
         assert f".verdict.{kind.name} {{ background: {kind.colour}; }}" in page
         assert model["symbols"][kind.name] == kind.symbol
     assert model["verdicts"] == list(VERDICTS)
-    assert model["losses"] == ["unparsed", "split", "absent", "ranked_out", "reranked_out"]
     assert model["stage_verdicts"] == ["unparsed", "reranked_out"]

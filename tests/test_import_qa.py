@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import csv
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -11,6 +13,8 @@ import yaml
 
 from pytest_chunkrecall.gold import parse
 
+from .conftest import Shop
+from .html_site import html_site
 from .import_support import command, files_under, needs_doc_key, run_pytest, without_doc_keys
 
 RETURNS = """\
@@ -312,3 +316,78 @@ def test_imported_spans_are_written_on_one_line_with_whitespace_collapsed(capsys
     text = (project / "gold" / "faq.yaml").read_text("utf-8")
     assert "  span: Opened items carry a restocking fee of 15 percent.\n" in text
     assert all(not line.startswith(" " * 4) for line in text.splitlines())  # no continued scalar
+
+
+@pytest.fixture
+def site(shop: Shop, monkeypatch: pytest.MonkeyPatch) -> Iterator[Shop]:
+    html_site(shop)
+    monkeypatch.chdir(shop.path)
+    monkeypatch.setattr(sys, "path", list(sys.path))  # the command adds the ini's pythonpath
+    yield shop
+    for module in ("site_loader", "lossy"):
+        sys.modules.pop(module, None)
+
+
+SITE_ROWS = [
+    # the source has "<b>window</b> is 30 days": only the loaded text has the answer whole
+    {"id": "window", "question": "What is the refund window?", "answer": "window is 30 days"},
+    {
+        "id": "express",
+        "question": "How long does express shipping take?",
+        "answer": "2 business days",
+    },
+]
+
+
+def test_answers_are_anchored_in_the_text_the_ini_loader_makes(capsys, site):
+    rows = jsonl(site.path / "rows.jsonl", SITE_ROWS)
+    status, out, err = command(
+        capsys, "import", "qa", rows, "--corpus", "site/*.html", "--out", "gold/faq.yaml"
+    )
+    assert status == 0, out + err
+    assert "import qa: 2 resolved, 0 ambiguous, 0 not found" in out
+    gold = load(site.path / "gold" / "faq.yaml")
+    spans = {case["id"]: case["span"] for case in gold["cases"]}  # type: ignore[index]
+    # the loaded text joins a heading to its first sentence, and the span says so
+    assert spans == {
+        "window": "Returns The refund window is 30 days from delivery.",
+        "express": "Shipping Express shipping takes 2 business days .",
+    }
+    assert "loader" not in gold  # the ini's loader is the one the tests use anyway
+    _, report = site.report("gold/faq.yaml")
+    assert report["totals"]["verdicts"]["absent"] == 0
+    assert [case["verdict"] for case in report["cases"]] == ["hit", "hit"]
+
+
+def test_a_loader_given_is_written_and_an_answer_it_loses_is_named(capsys, site):
+    site.write(
+        "lossy.py",
+        "import site_loader\n\n\ndef load(path):\n"
+        "    return site_loader.load(path).replace('15 percent', '')\n",
+    )
+    rows = jsonl(
+        site.path / "rows.jsonl",
+        [*SITE_ROWS, {"id": "fee", "question": "What is the fee?", "answer": "fee of 15 percent"}],
+    )
+    status, out, _ = command(
+        capsys, "import", "qa", rows, "--corpus", "site/*.html", "--out", "gold/faq.yaml",
+        "--loader", "lossy:load",
+    )  # fmt: skip
+    assert status == 1
+    assert "import qa: 2 resolved, 0 ambiguous, 1 not found" in out
+    assert load(site.path / "gold" / "faq.yaml")["loader"] == "lossy:load"
+    unresolved = (site.path / "gold" / "faq.unresolved.yaml").read_text("utf-8")
+    assert (
+        "the source file site/returns.html has it, but the text loader lossy:load makes of it "
+        "does not" in unresolved
+    )
+
+
+def test_a_bad_loader_option_is_named(capsys, site):
+    rows = jsonl(site.path / "rows.jsonl", SITE_ROWS)
+    status, _, err = command(
+        capsys, "import", "qa", rows, "--corpus", "site/*.html", "--out", "gold/faq.yaml",
+        "--loader", "lossy",
+    )  # fmt: skip
+    assert status == 2
+    assert err.startswith("error: --loader must be 'module:attr'"), err

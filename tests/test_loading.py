@@ -156,6 +156,103 @@ def test_the_gold_file_names_the_loader_and_an_expected_loss_is_xfail(html_shop:
     result.stdout.fnmatch_lines(["*XFAIL*refund-window*unparsed*get_text()*"])
 
 
+# ---------------------------------------------------------------- inline and block markup
+
+GUIDE = """\
+<html><body>
+<h2>Configuration</h2><p>Settings live in <code>quillstack.toml</code>.</p>
+<ul><li>Personal token</li><li>90 days</li></ul>
+</body></html>
+"""
+
+# XQuAD-style paragraphs, with a <wbr> where a long word may break
+PARAGRAPHS = """\
+<html><body>
+<p>The Steelers play their home games in Pitts<wbr>burgh, Pennsylvania.</p>
+<p>The team was founded in 1933 by Art Rooney.</p>
+</body></html>
+"""
+
+SOUP_LOADERS = '''
+from pathlib import Path
+
+from bs4 import BeautifulSoup
+
+
+def _soup(path):
+    return BeautifulSoup(Path(path).read_text(encoding="utf-8"), "html.parser")
+
+
+def glued(path):
+    """get_text(): every string run together, list items and cells included."""
+    return _soup(path).get_text()
+
+
+def spaced(path):
+    """get_text(" "): a space between every two strings, inline ones included."""
+    return _soup(path).get_text(" ")
+'''
+
+MARKUP_CASES = """
+    corpus: ../docs/*.html
+    chunker_args: {size: 400, overlap: 0}
+    cases:
+      - id: config-file
+        question: Where do settings live?
+        needle: quillstack.toml.
+      - id: token-expiry
+        question: When does a personal token expire?
+        needle: Personal token 90 days
+      - id: home
+        question: Where do the Steelers play?
+        needle: Pittsburgh, Pennsylvania
+"""
+
+
+@pytest.fixture
+def markup_shop(shop: Shop) -> Shop:
+    shop.write("docs/guide.html", GUIDE)
+    shop.write("docs/steelers.html", PARAGRAPHS)
+    shop.write("loaders.py", SOUP_LOADERS)
+    shop.gold(MARKUP_CASES)
+    return shop
+
+
+@pytest.mark.parametrize(
+    ("loader", "verdicts"),
+    [
+        # get_text() glues the list items: what it lost is the loader's, not the gold's
+        ("glued", {"config-file": "hit", "token-expiry": "unparsed", "home": "hit"}),
+        # get_text(" ") keeps them apart, and puts a space into code and a <wbr> word
+        ("spaced", {"config-file": "unparsed", "token-expiry": "hit", "home": "unparsed"}),
+    ],
+)
+def test_the_reference_reads_html_as_a_browser_lays_it_out(
+    markup_shop: Shop, loader: str, verdicts: dict[str, str]
+) -> None:
+    """Inline elements (code, wbr) separate nothing and block elements (li, p) do, so a
+    BeautifulSoup loader that glues blocks or spaces inline text loses a fact to loading,
+    never to the gold data: ``unparsed``, with the reference text that has it."""
+    markup_shop.ini(f"chunkrecall_loader = loaders:{loader}\n")
+    result, report = markup_shop.report()
+    cases = {case["id"]: case for case in report["cases"]}
+    assert {name: case["verdict"] for name, case in cases.items()} == verdicts
+    lost = [case["loading"] for case in cases.values() if case["verdict"] == "unparsed"]
+    assert all(loss["reference"] for loss in lost)
+    assert_no_internals(result)
+
+
+def test_a_wbr_splits_no_word_and_a_code_element_no_sentence() -> None:
+    assert " ".join(markup_text(PARAGRAPHS).split()).startswith(
+        "The Steelers play their home games in Pittsburgh, Pennsylvania."
+    )
+    text = " ".join(markup_text(GUIDE).split())
+    assert "Settings live in quillstack.toml." in text
+    assert "Personal token 90 days" in text
+    assert "Configuration Settings" in text  # a heading and a paragraph: two blocks
+    assert " ".join(markup_text("a<br>b<br/>c<span>d</span><b>e</b>").split()) == "a b cde"
+
+
 # ---------------------------------------------------------------- a two-column PDF
 
 PDF_LOADERS = '''
@@ -345,7 +442,7 @@ def test_an_unparsed_case_is_a_known_miss_and_exports_with_no_holding_chunk(
 # ---------------------------------------------------------------- the pure core
 
 
-def test_the_reference_of_markup_is_its_text_with_every_tag_a_space() -> None:
+def test_the_reference_of_markup_is_its_text_with_every_block_tag_a_space() -> None:
     text = markup_text(
         "<p>A&amp;B</p><td>30</td><td>days</td><script>var x = '9 dollars';</script>"
         "<!-- 12 months --><x><![CDATA[1 < 2]]></x>"
@@ -405,3 +502,111 @@ def test_the_example_s_help_pages_show_an_unparsed_case_expected_to_fail(
         "hit"
     }
     assert cases["mattress-pickup-fee"]["loading"]["loaded"].startswith("Mattresses$99")
+
+
+def test_span_split_of_an_absent_case_speaks_of_what_the_corpus_has(shop: Shop) -> None:
+    """Missing text is cut by no boundary: span_split is false, unless a needle the corpus
+    does have is split (as docs/verdicts.md says)."""
+    shop.write("docs/short.md", "The refund window is 30 days. Express shipping takes 2 days.")
+    shop.gold(
+        """
+        corpus: ../docs/short.md
+        chunker_args: {size: 40, overlap: 0}
+        cases:
+          - id: missing
+            question: Is gift wrap free?
+            needle: gift wrap is free
+          - id: missing-and-split
+            question: Is gift wrap free with express shipping?
+            needles: [gift wrap is free, Express shipping]
+        """
+    )
+    cases = shop.cases()
+    assert (cases["missing"]["verdict"], cases["missing"]["span_split"]) == ("absent", False)
+    assert (cases["missing-and-split"]["verdict"], cases["missing-and-split"]["span_split"]) == (
+        "absent",
+        True,
+    )
+
+
+def test_span_split_of_an_unparsed_case_is_false(markup_shop: Shop) -> None:
+    markup_shop.ini("chunkrecall_loader = loaders:glued\n")
+    case = markup_shop.cases()["token-expiry"]
+    assert (case["verdict"], case["span_split"]) == ("unparsed", False)
+
+
+# ---------------------------------------------------------------- a needle the loader glued
+
+TOKENS = """\
+<html><body>
+<h2>Personal tokens</h2>
+<table><tr><td>Personal token</td><td>90</td><td>days</td></tr></table>
+</body></html>
+"""
+
+SESSIONS = """\
+# Sessions
+
+Browser sessions end after 90 days without a sign-in.
+"""
+
+
+@pytest.fixture
+def glued_shop(shop: Shop) -> Shop:
+    shop.write("docs/tokens.html", TOKENS)
+    shop.write("docs/sessions.md", SESSIONS)
+    shop.write("loaders.py", SOUP_LOADERS)
+    shop.ini("chunkrecall_loader = loaders:glued\n")
+    shop.gold(
+        """
+        corpus: [../docs/tokens.html, ../docs/sessions.md]
+        chunker_args: {size: 400, overlap: 0}
+        k: 1
+        cases:
+          - id: token-expiry
+            question: When does a personal token expire?
+            needle: 90 days
+        """
+    )
+    return shop
+
+
+def test_a_needle_the_loader_glued_is_named_beside_the_ranking_loss(glued_shop: Shop) -> None:
+    """get_text() reads the table row as 'Personal token90days'; the unrelated sessions page
+    also says 90 days, so the case is ranked_out, and the message says that the retrieved
+    chunk holds the needle glued, with the hint to pin the case."""
+    result, report = glued_shop.report()
+    case = report["cases"][0]
+    assert case["verdict"] == "ranked_out"
+    assert case["glued"] == {"pattern": "90 days", "text": "token90days", "rank": 1}
+    result.stdout.fnmatch_lines(
+        [
+            "  a retrieved chunk (rank 1) holds '90 days' glued: 'token90days'; the loader may "
+            "have joined two cells",
+            "  pin the case with doc: to the document that answers*",
+        ]
+    )
+    assert_no_internals(result)
+
+
+def test_a_needle_spaced_as_written_is_not_called_glued(glued_shop: Shop) -> None:
+    glued_shop.ini("chunkrecall_loader = loaders:spaced\n")
+    case = glued_shop.cases()["token-expiry"]
+    assert (case["verdict"], case["glued"]) == ("hit", None)
+
+
+def test_a_glued_needle_is_named_when_the_reranker_is_blamed(glued_shop: Shop) -> None:
+    """With a reranker that keeps the first stage's order, the sessions page is a candidate
+    that the top 1 leaves out: reranked_out, and the glued needle is named all the same."""
+    glued_shop.write("keep.py", "def rerank(question, chunks, k):\n    return list(chunks)[:k]\n")
+    glued_shop.ini(
+        "chunkrecall_loader = loaders:glued\n"
+        "chunkrecall_reranker = keep:rerank\n"
+        "chunkrecall_candidates = 2\n"
+        "chunkrecall_k = 1\n"
+    )
+    result, report = glued_shop.report()
+    case = report["cases"][0]
+    assert case["verdict"] == "reranked_out"
+    assert case["glued"] == {"pattern": "90 days", "text": "token90days", "rank": 1}
+    result.stdout.fnmatch_lines(["  a retrieved chunk (rank 1) holds '90 days' glued: *"])

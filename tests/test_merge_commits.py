@@ -89,18 +89,24 @@ def test_shards_of_one_commit_merge_and_keep_it(repo: Shop) -> None:
     assert merged["totals"]["cases"] == 2  # the refund case and the customs case
 
 
-def test_no_commit_outside_a_work_tree_and_older_shards_agree_with_any(
+def test_no_commit_outside_a_work_tree_agrees_with_any_and_no_source_is_refused(
     shop: Shop, capsys: pytest.CaptureFixture[str]
 ) -> None:
     shop.gold(GOLD)
     data = shard(shop, "refund", "first.json")
     assert data["source"] == {"version": pytest_chunkrecall.__version__, "commit": None}
     second = shard(shop, "customs", "second.json")
-    del second["source"]  # a report of a version that recorded none
+    second["source"]["commit"] = "0" * 40
     Path(shop.path / "second.json").write_text(json.dumps(second), encoding="utf-8")
     assert main(["merge", "first.json", "second.json", "--out", "merged.json"]) == 0
     merged = json.loads((shop.path / "merged.json").read_text(encoding="utf-8"))
-    assert merged["source"] == {"version": pytest_chunkrecall.__version__, "commit": None}
+    assert merged["source"] == {"version": pytest_chunkrecall.__version__, "commit": "0" * 40}
+    del second["source"]  # a report of a version that recorded none, or an edited one
+    Path(shop.path / "second.json").write_text(json.dumps(second), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["merge", "first.json", "second.json", "--out", "other.json"]) == 2
+    assert "second.json has no 'source'" in capsys.readouterr().err
+    assert not (shop.path / "other.json").exists()
 
 
 def test_a_different_version_is_refused_and_a_damaged_source_named(

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -337,7 +338,7 @@ def test_a_case_the_baseline_has_as_a_lucky_hit(replicas, policy, outcomes, regr
 @pytest.mark.parametrize(
     ("ini", "message"),
     [
-        ("chunkrecall_repeat = 0", "must be a whole number from 1 to 100, not '0'"),
+        ("chunkrecall_repeat = 0", "must be a whole number from 1 to 100, not 0"),
         ("chunkrecall_repeat = x", "must be a whole number from 1 to 100, not 'x'"),
         ("chunkrecall_unstable = maybe", "must be one of strict, quarantine, not 'maybe'"),
     ],
@@ -448,3 +449,45 @@ def test_merge_refuses_repeats_that_hold_other_cases(replicas, monkeypatch, caps
         "run hold the same cases (select the same tests in each)\n"
     )
     assert not (replicas.path / "m.json").exists()
+
+
+def test_what_varied_between_repeats_that_all_missed_is_said_in_words():
+    """Ranks seen 'missed, missed, missed' say nothing: the verdicts, holding ranks and
+    chunks that differed do."""
+    repeats = [
+        replace(result("ranked_out", None, 7), holding_ids=["docs/a.md#3"]),
+        replace(result("ranked_out", None, 12), holding_ids=["docs/a.md#3"]),
+        replace(result("split", None, None)),
+    ]
+    found = combined(repeats)
+    assert found.ranks_seen == [None, None, None]
+    assert found.varied == (
+        "verdict ranked_out 2 times, split; holding rank 7, 12, deeper than looked; "
+        "chunk docs/a.md#3 2 times, none"
+    )
+    assert found.to_json()["varied"] == found.varied
+
+
+def test_what_the_ranks_say_is_not_said_again():
+    """A miss then a hit at rank 2: the ranks seen say it; nothing else varied."""
+    hit = replace(result("hit", 2, 2), retrieved_ids=["docs/a.md#1", "docs/a.md#2"])
+    assert combined([result("ranked_out", None, 4), hit]).varied == ""
+    other = replace(hit, retrieved_ids=["docs/a.md#1", "docs/a.md#5"])
+    assert combined([hit, other]).varied == "chunk docs/a.md#2, docs/a.md#5"
+
+
+def test_the_summary_says_what_varied_between_repeats_that_all_missed(replicas):
+    """k = 1 over tied chunks: every repeat misses, but each finds the refund sentence at
+    another depth."""
+    replicas.gold(GOLD.replace("k: 2", "k: 1"))
+    replicas.ini("chunkrecall_repeat = 2")
+    result, report = replicas.report()
+    tied = {case["id"]: case for case in report["cases"]}["tied"]
+    assert tied["ranks_seen"] == [None, None]
+    assert tied["varied"].startswith("holding rank ")
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: 1 unstable case, counted at its worst: *tied (ranks seen missed, "
+            "missed; holding rank *)*"
+        ]
+    )

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from pytest_chunkrecall.baseline.gating import absent_reason
+from pytest_chunkrecall.baseline.reasons import absent_reason
 
 from .conftest import QUIET, STOREFRONT_CASES, Shop
 

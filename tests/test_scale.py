@@ -253,7 +253,7 @@ def test_a_batch_size_or_concurrency_that_is_no_whole_number_from_1_is_a_usage_e
     result = shop.run("-o", f"chunkrecall_{option}={value}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        [f"*ini option chunkrecall_{option} must be a whole number from 1 *{value!r}*"]
+        [f"*ini option chunkrecall_{option} must be a whole number from 1 *, not *{value}*"]
     )
     assert "passed" not in result.stdout.str()
 

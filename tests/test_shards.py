@@ -155,7 +155,7 @@ def test_merge_refuses_what_is_not_one_run_of_shards(
     )
     (path / "m.json").write_text("keep me")
     assert error(capsys, "merge", "even.json", "odd.json", "--out", "m.json") == (
-        "error: --out m.json exists; give another path, or --force to replace it"
+        "error: --out m.json: it exists; give another path, or add --force to replace it"
     )
     assert (path / "m.json").read_text() == "keep me"
     assert error(capsys, "merge", "even.json", "odd.json", "--out", "odd.json", "--force") == (

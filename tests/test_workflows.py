@@ -1,4 +1,4 @@
-"""The CI workflows the README and the manual show, run here step by step as written."""
+"""The CI workflows the manual shows, run here step by step as written."""
 
 from __future__ import annotations
 
@@ -61,19 +61,28 @@ def shell(command: str, cwd: Path, bin_dir: Path) -> subprocess.CompletedProcess
     )
 
 
-def test_the_readme_workflow_is_the_manual_s():
-    (readme,) = yaml_blocks(README[README.index("## In CI") :])
-    assert readme in yaml_blocks(CI_GATE)
+def gate_workflow() -> str:
+    """The manual's workflow that accepts a baseline on push and gates pull requests."""
+    (workflow,) = [block for block in yaml_blocks(CI_GATE) if "Restore the baseline" in block]
+    return workflow
 
 
-def run_readme_workflow(shop: Shop, tmp: Path, bin_dir: Path, event: str) -> Any:
-    """Each step of the README's job, for a ``push`` or a ``pull_request`` event."""
-    (workflow,) = yaml_blocks(README[README.index("## In CI") :])
+def test_the_readme_points_to_the_manual_s_workflow():
+    assert "(docs/ci-gate.md#github-actions)" in README
+    assert "pull_request" in gate_workflow()
+
+
+def run_readme_workflow(shop: Shop, tmp: Path, bin_dir: Path, event: str) -> tuple[Any, list[str]]:
+    """Each step of the manual's gate job, for a ``push`` or a ``pull_request`` event, as a
+    runner takes them: once a step failed, only a step whose condition asks for it runs.
+    Returns what the action gave and the names of the steps that ran."""
+    workflow = gate_workflow()
     steps = yaml.safe_load(workflow)["jobs"]["recall"]["steps"]
-    ran = None
+    ran, failed, names = None, False, []
     for step in steps:
-        if step.get("if") and not _true(step["if"], event):
+        if not _runs(step.get("if"), event, failed=failed):
             continue
+        names.append(step.get("name") or step.get("uses") or step["run"])
         uses = step.get("uses", "")
         if uses.startswith(GITHUB_OWN):
             continue  # GitHub's own actions: checkout, setup-python, cache, artifacts
@@ -81,14 +90,15 @@ def run_readme_workflow(shop: Shop, tmp: Path, bin_dir: Path, event: str) -> Any
             given = {key: str(value) for key, value in step["with"].items()}
             given = {key: _expression(value, event) for key, value in given.items()}
             ran = run_action(shop.path, tmp, summary=tmp / f"summary-{event}.md", **given)
+            failed = failed or ran.status != 0
             continue
         command = step["run"].strip()
         if installs_the_plugin(command):
             continue
         done = shell(command, shop.path, bin_dir)
         assert done.returncode == 0, done.stderr
-    assert ran is not None, "the README's workflow does not use the action"
-    return ran
+    assert ran is not None, "the manual's workflow does not use the action"
+    return ran, names
 
 
 def _expression(value: str, event: str) -> str:
@@ -96,27 +106,65 @@ def _expression(value: str, event: str) -> str:
     return str(_true(found.group(1), event)).lower() if found else value
 
 
+def _runs(condition: str | None, event: str, *, failed: bool) -> bool:
+    """Whether a step with ``if: condition`` runs, as GitHub decides it: a condition without
+    a status function (always(), !cancelled(), failure()) runs only while no step failed."""
+    terms = (condition or "").split(" && ") if condition else []
+    status = [term for term in terms if term in ("always()", "!cancelled()", "failure()")]
+    if not status and failed:
+        return False
+    if "failure()" in status and not failed:
+        return False
+    return all(_true(term, event) for term in terms if term not in status)
+
+
 def _true(condition: str, event: str) -> bool:
-    """The only conditions the README's workflow has: always(), and the event's name."""
-    if condition == "always()":
-        return True
+    """The only conditions the manual's workflow has besides its status functions: the
+    event's name."""
     found = re.fullmatch(r"github\.event_name == '(\w+)'", condition)
-    assert found, f"the README's workflow has a condition this test cannot evaluate: {condition}"
+    assert found, f"the manual's workflow has a condition this test cannot evaluate: {condition}"
     return found.group(1) == event
 
 
 def test_the_readme_workflow_accepts_on_push_and_gates_a_pull_request(shop, tmp_path, bin_dir):
     shop.gold(GOLD)
-    pushed = run_readme_workflow(shop, tmp_path, bin_dir, "push")
+    pushed, _ = run_readme_workflow(shop, tmp_path, bin_dir, "push")
     assert pushed.status == 0, pushed.log
     assert (shop.path / ".chunkrecall" / "baseline.json").is_file()
     assert (shop.path / "chunkrecall.html").is_file()
     gold = shop.path / "gold" / "policies.yaml"
     gold.write_text(gold.read_text().replace("size: 400", "size: 60"), encoding="utf-8")
-    pulled = run_readme_workflow(shop, tmp_path, bin_dir, "pull_request")
+    pulled, _ = run_readme_workflow(shop, tmp_path, bin_dir, "pull_request")
     assert pulled.status == 1, pulled.log
     assert int(pulled.outputs["regressions"]) >= 1
     assert "regression" in pulled.summary.lower()
+
+
+def test_a_push_with_a_gold_error_keeps_the_baseline_current_and_reports_it(
+    shop, tmp_path, bin_dir
+):
+    """A needle the corpus lacks is a gold-data error: the push fails with it, and the
+    baseline of that push is still written and saved, so that the next pull request is
+    compared with the current state rather than a stale one."""
+    shop.gold(GOLD)
+    run_readme_workflow(shop, tmp_path, bin_dir, "push")
+    gold = shop.path / "gold" / "policies.yaml"
+    gold.write_text(
+        gold.read_text().replace("size: 400", "size: 60")
+        + "  - id: gift-wrap\n"
+        + "    question: Is gift wrap free?\n"
+        + "    needle: gift wrap is free\n",
+        encoding="utf-8",
+    )
+    pushed, steps = run_readme_workflow(shop, tmp_path, bin_dir, "push")
+    assert pushed.status == 1, pushed.log  # the gold error is reported, and fails the job
+    assert "absent" in pushed.summary and "gift-wrap" in pushed.summary
+    assert "Save the baseline of main" in steps
+    saved = json.loads((shop.path / ".chunkrecall" / "baseline.json").read_text())
+    cases = saved["gold_files"]["gold/policies.yaml"]["cases"]
+    assert cases["warranty"]["verdict"] == "split"  # this push's state, not the last one's
+    pulled, _ = run_readme_workflow(shop, tmp_path, bin_dir, "pull_request")
+    assert pulled.outputs["regressions"] == "0", pulled.log
 
 
 def matrix_commands(workflow: dict[str, Any]) -> tuple[list[str], list[str]]:

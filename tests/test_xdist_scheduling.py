@@ -283,7 +283,7 @@ def test_a_file_is_kept_whole_up_to_a_workers_share():
 def test_help_names_the_switch(pytester):
     result = pytester.runpytest("--help")
     result.stdout.fnmatch_lines(
-        ["  chunkrecall_xdist_group (string):", "*Under pytest-xdist*send all cases of a*"]
+        ["  chunkrecall_xdist_group (string*):", "*Under pytest-xdist*send all cases of a*"]
     )
 
 

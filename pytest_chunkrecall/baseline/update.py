@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import Any
 
 from ..errors import ChunkrecallError
 from ..files import locked, not_regular, write_atomically
+from ..guard import quoted
 from . import saved as baseline
 from .saved import Baseline, Entry
 
@@ -59,7 +61,7 @@ def write_updated(
             write_atomically(path, baseline.dumps(merged))
     except OSError as exc:
         raise ChunkrecallError(
-            f"baseline {name} not written: {exc.strerror or exc}; the file is as it was"
+            f"baseline {quoted(name)} not written: {exc.strerror or exc}; the file is as it was"
         ) from None
     kept = [nodeid for nodeid in unevaluated if merged.get(*_parts(nodeid)) is not None]
     return Written(len(merged), kept)
@@ -73,7 +75,7 @@ def _parts(nodeid: str) -> tuple[str, str]:
 def _current(path: Path, name: str) -> Baseline:
     problem = not_regular(path)
     if problem:
-        raise ChunkrecallError(f"baseline {name} not written: {problem}")
+        raise ChunkrecallError(f"baseline {quoted(name)} not written: {problem}")
     if not path.exists():
         return Baseline()
     try:
@@ -82,3 +84,15 @@ def _current(path: Path, name: str) -> Baseline:
         raise ChunkrecallError(
             f"{exc}\n(it changed during the run; the file was left as it is, nothing was written)"
         ) from None
+
+
+def accept_command(
+    setup_args: list[str], *, baseline_name: str | None, baseline_from_ini: bool
+) -> str:
+    """The command that reproduces the run and accepts its state as the new baseline."""
+    command = baseline.UPDATE
+    if baseline_name is not None and not baseline_from_ini:
+        command += f" --chunkrecall-baseline {shlex.quote(baseline_name)}"
+    if setup_args:
+        command += " " + shlex.join(setup_args)
+    return command

@@ -151,6 +151,25 @@ def _boundaries(
     return found
 
 
+# The unit of the configured overlap of the chunkers it is known for: the built-in
+# windows and LangChain's character splitters count characters (their default
+# length_function is len), LlamaIndex's sentence and token splitters count tokens.
+_OVERLAP_UNITS = {
+    "pytest_chunkrecall.chunkers:fixed_size": "chars",
+    "langchain_text_splitters:RecursiveCharacterTextSplitter": "chars",
+    "langchain_text_splitters:CharacterTextSplitter": "chars",
+    "llama_index.core.node_parser:SentenceSplitter": "tokens",
+    "llama_index.core.node_parser:TokenTextSplitter": "tokens",
+}
+
+
+def overlap_unit(chunker: str) -> str | None:
+    """The unit of ``chunker``'s configured overlap when it is known (``"chars"``,
+    ``"tokens"``), else ``None``: the chunker's own unit, which the effective overlap,
+    measured in ``chunkrecall_length``'s unit, need not share."""
+    return _OVERLAP_UNITS.get(chunker)
+
+
 def configured_overlap(chunker_args: Mapping[str, Any]) -> int | None:
     """The overlap the chunker's arguments ask for (``overlap`` or ``chunk_overlap``), if any."""
     for name in ("overlap", "chunk_overlap"):

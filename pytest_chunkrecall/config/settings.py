@@ -2,48 +2,53 @@
 
 from __future__ import annotations
 
-import difflib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import ChunkrecallError, shown
-from .limits import k_problem
-
-MATCH_MODES = ("exact", "normalized", "fuzzy")
-SETTING_KEYS = (
-    "corpus",
-    "chunker",
-    "chunker_args",
-    "retriever",
-    "retriever_args",
-    "k",
-    "match",
-    "fuzzy_threshold",
-    "reranker",
-    "reranker_args",
-    "candidates",
-    "loader",
-    "reference_loader",
+from ..errors import ChunkrecallError
+from .kinds import did_you_mean
+from .table import (
+    DEFAULT_CANDIDATES,
+    DEFAULT_CHUNKER,
+    DEFAULT_DEPTH,
+    DEFAULT_FUZZY_THRESHOLD,
+    DEFAULT_K,
+    DEFAULT_MATCH,
+    DEFAULT_RETRIEVER,
+    FUNCTION_KEYS,
+    GOLD_KEYS,
+    MATCH_MODES,
+    check_setting,
 )
-# Settings that name a function as "module:attr".
-FUNCTION_KEYS = ("chunker", "retriever", "reranker", "loader", "reference_loader")
-DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
-DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
-DEFAULT_K = 5
-DEFAULT_DEPTH = 50  # how deep a ranked_out case's holding chunk is looked for
-DEFAULT_CANDIDATES = 50  # how many chunks the first stage gives a reranker
-DEFAULT_MATCH = "normalized"
-DEFAULT_FUZZY_THRESHOLD = 90.0
 
-_ENTRY_POINT = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+SETTING_KEYS = GOLD_KEYS
+"""The settings a gold file may set: the table's rows that say so, each a field below."""
+
+__all__ = [
+    "DEFAULT_CANDIDATES",
+    "DEFAULT_CHUNKER",
+    "DEFAULT_DEPTH",
+    "DEFAULT_FUZZY_THRESHOLD",
+    "DEFAULT_K",
+    "DEFAULT_MATCH",
+    "DEFAULT_RETRIEVER",
+    "FUNCTION_KEYS",
+    "MATCH_MODES",
+    "SETTING_KEYS",
+    "Settings",
+    "check_setting",
+    "did_you_mean",
+]
 
 
 @dataclass(frozen=True)
 class Settings:
     """The settings one source gives (a gold file, the ini file); ``None`` where it gives none.
+
+    One field for each row of the settings table that a gold file may set (a test holds
+    the two together), typed for the code that reads it.
 
     ``corpus`` patterns are relative to ``corpus_base``. ``origins`` maps each
     given key to where it was written (``gold/a.yaml:3``, ``ini option
@@ -111,69 +116,3 @@ class Settings:
     def where(self, key: str) -> str | None:
         """Where ``key`` was set, if anywhere."""
         return self.origins.get(key)
-
-
-def check_setting(key: str, value: Any) -> tuple[Any, str | None]:
-    """Validate one setting value; returns (normalised value, problem or None).
-
-    Gold files and ini options both go through here, so both say the same thing.
-    """
-    if key in ("k", "candidates"):
-        example = 5 if key == "k" else 50
-        if isinstance(value, bool) or not isinstance(value, int):
-            return value, f"must be a whole number of chunks, e.g. {example}, not {shown(value)}"
-        return value, k_problem(value)
-    if key == "fuzzy_threshold":
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            return value, f"must be a number from 0 to 100, not {shown(value)}"
-        if not 0 <= value <= 100:
-            return value, f"must be from 0 to 100, not {value}"
-        return float(value), None
-    if key == "match":
-        if value not in MATCH_MODES:
-            hint = did_you_mean(str(value), MATCH_MODES)
-            return value, f"must be one of {', '.join(MATCH_MODES)}, not {shown(value)}{hint}"
-        return value, None
-    if key in FUNCTION_KEYS:
-        if not isinstance(value, str):
-            return value, f"must be 'module:attr' text, not {type(value).__name__}"
-        if not _ENTRY_POINT.match(value):
-            return value, f"must be 'module:attr', e.g. 'shop.ingest:chunk', not {shown(value)}"
-        return value, None
-    if key in ("chunker_args", "retriever_args", "reranker_args"):
-        slips = (
-            [
-                argument
-                for argument, given in value.items()
-                if isinstance(argument, str) and ":" in argument and given is None
-            ]
-            if isinstance(value, dict)
-            else []
-        )
-        if slips:
-            name, _, number = slips[0].partition(":")
-            return (
-                value,
-                f"reads {slips[0]!r} as one key: YAML needs a space after the colon, e.g. {{{name}: {number}}}",
-            )
-        if not isinstance(value, dict) or not all(isinstance(argument, str) for argument in value):
-            return (
-                value,
-                "must be a mapping of argument names to values, e.g. {size: 800, overlap: 200}",
-            )
-        return dict(value), None
-    if key == "corpus":
-        patterns = [value] if isinstance(value, str) else value
-        if not isinstance(patterns, list) or not patterns:
-            return value, "must be a glob pattern or a list of them, e.g. ../docs/*.md"
-        if not all(isinstance(pattern, str) and pattern.strip() for pattern in patterns):
-            return value, "every corpus pattern must be non-empty text"
-        return tuple(patterns), None
-    raise AssertionError(key)
-
-
-def did_you_mean(word: str, choices: tuple[str, ...]) -> str:
-    """``; did you mean 'x'?`` when ``word`` looks like a misspelt choice, else nothing."""
-    same_letters = [choice for choice in choices if choice.lower() == word.lower()]
-    close = same_letters or difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""

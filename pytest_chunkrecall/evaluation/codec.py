@@ -36,7 +36,7 @@ from typing import (
     get_type_hints,
 )
 
-from ..errors import shown
+from ..errors import printable, shown
 
 T = TypeVar("T")
 
@@ -79,6 +79,12 @@ class OneOf:
 
 
 @dataclass(frozen=True)
+class Printable:
+    """Text that every summary prints as it is (a node id, a case id, a gold file): it may hold
+    no control characters."""
+
+
+@dataclass(frozen=True)
 class NullIsDefault:
     """A field that reports written before it was recorded hold as ``null``: read as its
     default. (It is never written as ``null``.)"""
@@ -118,11 +124,14 @@ class Shape:
     note: str | None = None
     named: str | None = None  # the $defs name of a choice that has one
     null_is_default: bool = False
+    printable: bool = False
 
     @property
     def what(self) -> str:
         """What a value of this shape must be, as the end of a sentence ("must be …")."""
         base = _WHAT[self.kind]
+        if self.printable:
+            base = "text without control characters"
         if self.kind == "whole" and self.least is not None:
             base = f"a whole number from {self.least}"
         elif self.kind == "choice":
@@ -206,6 +215,8 @@ def _with(shape: Shape, metadata: tuple[Any, ...], *, nullable: bool) -> Shape:
             values["together"] = item.group
         elif isinstance(item, Note):
             values["note"] = item.text
+        elif isinstance(item, Printable):
+            values["printable"] = True
         elif isinstance(item, NullIsDefault):
             values["null_is_default"] = True
         elif isinstance(item, OneOf):
@@ -248,6 +259,8 @@ def _plain(shape: Shape) -> Callable[[Any], bool] | None:
     """A quick test that a value of a scalar field is fine as it is (see :attr:`Field.plain`)."""
     if shape.kind in ("list", "record", "object") or shape.together or shape.null_is_default:
         return None
+    if shape.printable:
+        return lambda value: type(value) is str and printable(value) == value
     exact = {"text": str, "flag": bool, "whole": int, "number": float}.get(shape.kind)
     least = shape.least
     if shape.kind == "choice":
@@ -405,7 +418,7 @@ def _read_present(shape: Shape, value: Any, key: str) -> Any:
 
 def _fits(shape: Shape, value: Any) -> bool:
     if shape.kind == "text":
-        return isinstance(value, str)
+        return isinstance(value, str) and (not shape.printable or printable(value) == value)
     if shape.kind == "flag":
         return isinstance(value, bool)
     if shape.kind == "choice":

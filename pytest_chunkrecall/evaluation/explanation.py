@@ -6,12 +6,15 @@ What a failure message shows beside the verdict; a hit never needs it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+import re
+from collections.abc import Callable, Collection, Mapping, Sequence
 
 from ..chunking.chunk import Chunk
 from ..chunking.geometry import shared
+from ..text import edges
 from .finder import Finder, Location, Occurrence
-from .results import ChunkView, CutView
+from .results import ChunkView, CutView, Glued
+from .units import TopK
 
 _CONTEXT = 40  # characters shown either side of a cut
 _PIECE_OCCURRENCES = 20  # occurrences of a split span tried for pieces that came back
@@ -30,6 +33,47 @@ def elsewhere(absent: list[str], finder: Finder, docs: Collection[str] | None) -
                 if len(found) >= _ELSEWHERE:
                     return list(found)
     return list(found)
+
+
+def glued(patterns: Sequence[str], written: Mapping[str, str], top: TopK) -> Glued | None:
+    """The first retrieved chunk (that counts) holding a missed unit once whitespace is
+    ignored on both sides: ``90 days`` in ``Personal token90days``, which a loader that
+    joins table cells or lines without a space leaves. Only the top k are read."""
+    for pattern in patterns:
+        joined = "".join(pattern.split())
+        for rank, (text, counts) in enumerate(zip(top.texts, top.counted, strict=True), start=1):
+            found = _squeezed_find(text, joined) if counts and joined else None
+            # glued: fewer words there than in the unit (not the same words spaced otherwise)
+            if found is not None and len(text[found[0] : found[1]].split()) < len(pattern.split()):
+                return Glued(written[pattern], _run_around(text, *found), rank)
+    return None
+
+
+def _squeezed_find(text: str, joined: str) -> tuple[int, int] | None:
+    """Where ``joined`` (text without whitespace) is in ``text`` once its whitespace is
+    dropped, as ``(start, end)`` offsets of ``text``; a number is matched whole."""
+    places = [match.start() for match in _NOT_SPACE.finditer(text)]
+    squeezed = "".join(text[at] for at in places)
+    at = edges.find(squeezed, joined)
+    if at < 0:
+        return None
+    return places[at], places[at + len(joined) - 1] + 1
+
+
+_NOT_SPACE = re.compile(r"\S")
+_GLUED_REACH = 20  # characters shown of the run a glued unit sits in, either side of it
+
+
+def _run_around(text: str, start: int, end: int) -> str:
+    """``text[start:end]`` grown to the whitespace on either side (at most
+    :data:`_GLUED_REACH` characters more each way): the glued run as the chunk reads."""
+    low = start
+    while low > max(0, start - _GLUED_REACH) and not text[low - 1].isspace():
+        low -= 1
+    high = end
+    while high < min(len(text), end + _GLUED_REACH) and not text[high].isspace():
+        high += 1
+    return text[low:high]
 
 
 def pieces_retrieved(

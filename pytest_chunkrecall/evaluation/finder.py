@@ -9,6 +9,7 @@ from dataclasses import dataclass
 
 from ..chunking.chunk import Chunk
 from ..corpus import Document
+from ..text import edges
 from ..text.folding import Folded, FoldedPassage, fold, fold_passage, widened
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
@@ -120,17 +121,17 @@ class Finder:
             return None
         if chunk.start is None or chunk.end is None:
             text = self._match_text(doc_no)
-            at = text.find(pattern)
+            at = edges.find(text, pattern)
             if at < 0:
                 return None
             return Occurrence(chunk.doc, *self._original(doc_no, at, at + len(pattern)))
         if self.matcher.mode == "exact":  # match space is the text itself
-            at = self.documents[doc_no].text.find(pattern, chunk.start, chunk.end)
+            at = edges.find(self.documents[doc_no].text, pattern, chunk.start, chunk.end)
             return Occurrence(chunk.doc, at, at + len(pattern)) if at >= 0 else None
         passage = self._passages(doc_no, chunk.start, chunk.end)
         low, high = passage.folded_start(chunk.start), passage.folded_start(chunk.end)
         first: Occurrence | None = None
-        at = passage.text.find(pattern, low, high)
+        at = edges.find(passage.text, pattern, low, high)
         while at >= 0:
             start, end = passage.original_start(at), passage.original_end(at + len(pattern))
             if chunk.start <= start and end <= chunk.end:
@@ -139,7 +140,7 @@ class Finder:
             # its letter) shares that folded character with its neighbour: a match there
             # begins outside the chunk, so look on for one inside it.
             first = first or Occurrence(chunk.doc, start, end)
-            at = passage.text.find(pattern, at + 1, high)
+            at = edges.find(passage.text, pattern, at + 1, high)
         return first
 
     def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
@@ -168,7 +169,7 @@ class Finder:
             # sit beside the occurrence it holds verbatim: its own text has the last word.
             for index, text in enumerate(self.every_prepared()):
                 chunk = self.chunks[index]
-                if (docs is None or chunk.doc in docs) and pattern in text:
+                if (docs is None or chunk.doc in docs) and edges.holds(text, pattern):
                     return Location(chunk, first)
         return Location(None, first)
 
@@ -387,7 +388,7 @@ class Finder:
                 continue
             alignment = fuzz.partial_ratio_alignment(pattern, text, score_cutoff=threshold)
             if alignment is None or not matcher.numbers_agree(
-                pattern, text[alignment.dest_start : alignment.dest_end]
+                pattern, edges.widened(text, alignment.dest_start, alignment.dest_end)
             ):
                 continue
             if found is None or alignment.score > found[0]:

@@ -27,12 +27,15 @@ class _EveryGoldFile(TypedDict):
 class GoldFacts(_EveryGoldFile, total=False):
     """What the summary and the JSON report say about a gold file's configuration.
 
-    With a second stage only: its name and arguments, and the first stage's depth.
+    With a second stage only: its name and arguments, and the first stage's depth. With a
+    loader only: the loader, and the reference loader where one is set.
     """
 
     reranker: str
     reranker_args: dict[str, Any]
     candidates: int
+    loader: str
+    reference_loader: str
 
 
 @final

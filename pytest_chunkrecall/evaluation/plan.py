@@ -4,25 +4,24 @@ from __future__ import annotations
 
 import fnmatch
 import glob
-from collections.abc import Callable, Mapping
+import os
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from ..chunking.shapes import CONFIGURED, check_arguments
+from ..chunking.shapes import check_arguments
 from ..config.resolve import resolve
 from ..config.settings import (
     DEFAULT_CANDIDATES,
-    DEFAULT_CHUNKER,
     DEFAULT_DEPTH,
     DEFAULT_FUZZY_THRESHOLD,
-    DEFAULT_K,
     DEFAULT_MATCH,
     DEFAULT_RETRIEVER,
     Settings,
-    check_setting,
 )
-from ..corpus import Document, document_id, find_files, fingerprint, from_mapping
+from ..config.table import candidates_problem, resolved_k
+from ..corpus import Document, document_id, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
@@ -31,17 +30,12 @@ from .prefetch import Key
 from .reference import Reference
 from .repeat import combined
 from .results import CaseResult
+from .setup import Supplied, check_component, component, resolve_setup
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
 
-
-@dataclass(frozen=True)
-class Supplied:
-    """What code (a conftest hook) supplies instead of a ``module:attr`` setting."""
-
-    chunker: Any = None
-    retriever: Any = None
-    documents: tuple[Document, ...] | None = None
+COMPONENT_ROLES = ("loader", "reference_loader", "chunker", "retriever", "reranker")
+"""The settings that name a function a plan holds resolved, each its own field."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +128,7 @@ class Plan:
         Without a case, the gold file's k, as its summary line names it.
         """
         own = case.k if case is not None else None
-        return self.k_override or own or self.settings.k or DEFAULT_K
+        return resolved_k(self.k_override, own, self.settings.k)
 
     @property
     def candidates(self) -> int:
@@ -152,13 +146,7 @@ class Plan:
 
     def matcher(self, case: Case) -> Matcher:
         """How the case's needles and span are matched."""
-        threshold = case.fuzzy_threshold
-        if threshold is None:
-            threshold = self.settings.fuzzy_threshold
-        return Matcher(
-            case.match or self.settings.match or DEFAULT_MATCH,
-            DEFAULT_FUZZY_THRESHOLD if threshold is None else threshold,
-        )
+        return case_matcher(case, self.settings)
 
     def suite(self, suites: SuiteCache) -> Suite:
         """The suite for this plan, built by ``suites`` once per configuration."""
@@ -168,7 +156,11 @@ class Plan:
         documents, where = self.documents, self.settings.where("corpus")
         if documents is None:
             documents = suites.documents(self.files, self.loader, where=where)
-        return suites.suite(documents, self.chunker, self.retriever, where=self.name)
+        suite = suites.suite(documents, self.chunker, self.retriever, where=self.name)
+        # Made with the suite, as the retriever is: a reranker that cannot be built fails
+        # this gold file's cases with its error, and the rest of the run goes on.
+        suite.reranker(self.reranker, where=self._reranker_where())
+        return suite
 
     @property
     def corpus_key(self) -> str:
@@ -181,17 +173,68 @@ class Plan:
         """This plan with another chunker configuration (a sweep's setting)."""
         return replace(self, chunker=chunker)
 
-    def with_candidates(self, candidates: Any) -> Plan:
-        """This plan with the first stage asked for ``candidates`` chunks (a sweep's setting).
+    def at(self, point: Mapping[str, Any]) -> Plan:
+        """This plan at a sweep's ``point``: each setup setting it names in place of this
+        plan's (``k`` over ``--chunkrecall-k`` too).
 
-        Raises :class:`ChunkrecallError` when that is no number of chunks, or fewer than k.
+        A function named anew is imported, with the point's arguments for it or none;
+        arguments alone go to the configured function. Raises :class:`ChunkrecallError`
+        saying why the point cannot be evaluated.
         """
-        value, problem = check_setting("candidates", candidates)
-        if problem is None and value < self.k():
-            problem = f"is less than k ({self.k()})"
-        if problem is not None:
-            raise ChunkrecallError(f"candidates={candidates!r} {problem}")
-        return replace(self, settings=replace(self.settings, candidates=value))
+        changed = replace(self, settings=replace(self.settings, **point))
+        if "k" in point:
+            changed = replace(changed, k_override=point["k"])
+        components: dict[str, Any] = {
+            role: self._component_at(role, point)
+            for role in COMPONENT_ROLES
+            if role in point or f"{role}_args" in point
+        }
+        changed = replace(changed, **components)
+        for role in ("chunker", "retriever"):
+            component: Component | None = components.get(role)
+            if component is None:
+                continue
+            problem = check_arguments(component.obj, component.args, role=role)
+            if problem:
+                raise ChunkrecallError(f"{role} {component.name}: {problem}")
+        if changed.reranker is not None:
+            problem = candidates_problem(changed.candidates, changed.k())
+            if problem is not None:
+                raise ChunkrecallError(f"candidates={changed.candidates} {problem}")
+        return changed
+
+    def _component_at(self, role: str, point: Mapping[str, Any]) -> Component:
+        current: Component | None = getattr(self, role)
+        named: str | None = point.get(role)
+        args: dict[str, Any] | None = point.get(f"{role}_args")
+        what = role.replace("_", " ")
+        if named is None:
+            if current is None:
+                raise ChunkrecallError(
+                    f"{role}_args= gives arguments to the {what}, and this gold file has none "
+                    f"(set {role}:, or sweep {role}= too)"
+                )
+            return Component.of(current.name, current.obj, current.args if args is None else args)
+        obj = resolve(named, what=what, where="--chunkrecall-sweep")
+        return Component.of(named, obj, args or {})
+
+    def in_effect(self, name: str) -> Any:
+        """The value of the setup setting ``name`` this plan evaluates with, as a sweep's
+        configured row shows it (``None``: none is set)."""
+        if name in COMPONENT_ROLES:
+            component: Component | None = getattr(self, name)
+            return component.name if component is not None else None
+        role = name.removesuffix("_args")
+        if role in COMPONENT_ROLES:
+            component = getattr(self, role)
+            return dict(component.args) if component is not None else None
+        if name == "k":
+            return self.k()
+        if name == "candidates":
+            return self.candidates
+        if name == "match":
+            return self.settings.match or DEFAULT_MATCH
+        return getattr(self.settings, name)
 
     def facts(self, suite: Suite) -> GoldFacts:
         """What the summary and the JSON report say about this gold file's configuration."""
@@ -201,6 +244,10 @@ class Plan:
             facts["reranker"] = second.name
             facts["reranker_args"] = self.reranker.args if self.reranker is not None else {}
             facts["candidates"] = self.candidates
+        if self.loader is not None:
+            facts["loader"] = self.loader.name
+        if self.reference_loader is not None:
+            facts["reference_loader"] = self.reference_loader.name
         return facts
 
     def _facts(self, suite: Suite) -> GoldFacts:
@@ -224,6 +271,18 @@ class Plan:
         }
 
 
+def case_matcher(case: Case, settings: Settings) -> Matcher:
+    """How a case's needles and span are matched: its own mode and threshold, else the
+    gold file's (or the ini file's), else the defaults."""
+    threshold = case.fuzzy_threshold
+    if threshold is None:
+        threshold = settings.fuzzy_threshold
+    return Matcher(
+        case.match or settings.match or DEFAULT_MATCH,
+        DEFAULT_FUZZY_THRESHOLD if threshold is None else threshold,
+    )
+
+
 def plan(
     gold: GoldFile,
     *,
@@ -233,6 +292,7 @@ def plan(
     loader: Component | None = None,
     reference_loader: Component | None = None,
     supplied: Supplied | None = None,
+    roots: Sequence[Path] | None = None,
     k_override: int | None = None,
     length: Component | None = None,
     depth: int = DEFAULT_DEPTH,
@@ -242,22 +302,25 @@ def plan(
     """Combine the gold file's settings with the ini file's and what code supplies.
 
     The gold file wins, then code supplied by hooks, then the ini file, then the
-    built-in defaults. Raises :class:`ChunkrecallError` naming the setting at fault.
+    built-in defaults (:func:`.setup.resolve_setup` resolves the corpus, inside ``roots``
+    when given, the loader and the chunker). Raises :class:`ChunkrecallError` naming the
+    setting at fault.
     ``every_holder``: a hit lists every chunk of the corpus that holds its span.
     """
     ini = ini or Settings()
     supplied = supplied or Supplied()
-    settings = gold.settings.over(ini)
-    chunker = _component(
-        "chunker",
-        gold.settings.chunker,
-        supplied.chunker,
-        ini.chunker,
-        DEFAULT_CHUNKER,
-        settings,
+    setup = resolve_setup(
         gold.settings,
+        name=name,
+        rootdir=rootdir,
+        ini=ini,
+        roots=roots,
+        loader=loader,
+        reference_loader=reference_loader,
+        supplied=supplied,
     )
-    retriever = _component(
+    settings = setup.settings
+    retriever = component(
         "retriever",
         gold.settings.retriever,
         supplied.retriever,
@@ -266,27 +329,7 @@ def plan(
         settings,
         gold.settings,
     )
-    for component in (chunker, retriever):
-        role = "chunker" if component is chunker else "retriever"
-        problem = check_arguments(component.obj, component.args, role=role)
-        if problem:
-            raise ChunkrecallError(
-                f"{role} {component.name} {problem}"
-                if problem == CONFIGURED
-                else f"{role} {component.name} with {role}_args {component.args}: {problem}",
-                where=settings.where(f"{role}_args") or settings.where(role) or name,
-            )
-    files: tuple[Path, ...] = ()
-    documents = supplied.documents if gold.settings.corpus is None else None
-    if documents is None:
-        if settings.corpus is None:
-            raise ChunkrecallError(
-                "no corpus: add 'corpus: <glob>' to the gold file, or set the ini option "
-                "chunkrecall_corpus",
-                where=f"{name}:1",
-            )
-        base = settings.corpus_base or rootdir
-        files = tuple(find_files(settings.corpus, base, where=settings.where("corpus") or name))
+    check_component(retriever, "retriever", settings, name)
     reranker = (
         Component.of(
             settings.reranker,
@@ -299,17 +342,17 @@ def plan(
     the_plan = Plan(
         gold,
         name,
-        files,
-        documents,
-        _function("loader", gold.settings, loader, settings),
-        chunker,
+        setup.files,
+        setup.documents,
+        setup.loader,
+        setup.chunker,
         retriever,
         settings,
         k_override,
         length,
         depth,
         reranker=reranker,
-        reference_loader=_function("reference_loader", gold.settings, reference_loader, settings),
+        reference_loader=setup.reference_loader,
         every_holder=every_holder,
         repeat=repeat,
     )
@@ -323,16 +366,24 @@ def _check_spans(the_plan: Plan) -> None:
     for case in the_plan.gold.cases:
         if not isinstance(case.span, str):
             continue
-        matcher = the_plan.matcher(case)
-        span = matcher.prepare(case.span)
-        for needle in case.needles:
-            if not matcher.contains(span, matcher.prepare(needle)):
-                raise ChunkrecallError(
-                    f"needle {trimmed(needle)!r} is not inside the span {trimmed(case.span)!r}; "
-                    "every needle must lie inside its span (the passage that answers the "
-                    "question): fix the needle or the span, or drop the span",
-                    where=f"{the_plan.name}:{case.line}",
-                )
+        problem = span_problem(case, the_plan.matcher(case))
+        if problem is not None:
+            raise ChunkrecallError(problem, where=f"{the_plan.name}:{case.line}")
+
+
+def span_problem(case: Case, matcher: Matcher) -> str | None:
+    """Why a case's text span does not anchor its needles, or ``None`` when it does."""
+    if not isinstance(case.span, str):
+        return None
+    span = matcher.prepare(case.span)
+    for needle in case.needles:
+        if not matcher.contains(span, matcher.prepare(needle)):
+            return (
+                f"needle {trimmed(needle)!r} is not inside the span {trimmed(case.span)!r}; "
+                "every needle must lie inside its span (the passage that answers the "
+                "question): fix the needle or the span, or drop the span"
+            )
+    return None
 
 
 def _check_candidates(the_plan: Plan) -> None:
@@ -341,14 +392,13 @@ def _check_candidates(the_plan: Plan) -> None:
     if the_plan.reranker is None and settings.candidates is None:
         return
     for case in (None, *the_plan.gold.cases):
-        k = the_plan.k(case)
-        if k > the_plan.candidates:
-            where = settings.where("candidates")
+        where = settings.where("candidates")
+        problem = candidates_problem(the_plan.candidates, the_plan.k(case))
+        if problem is not None:
             raise ChunkrecallError(
                 f"candidates ({the_plan.candidates}"
                 + (f", set at {where}" if where else ", the default")
-                + f") is less than k ({k}): the reranker picks the top k from the candidates; "
-                "raise candidates or lower k",
+                + f") {problem}",
                 where=f"{the_plan.name}:{case.line}"
                 if case is not None and case.k
                 else where or the_plan.name,
@@ -362,68 +412,63 @@ def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, 
         pattern = case.doc
         if pattern is None or pattern in pins:
             continue
-        if plan.documents is not None:
-            ids = [doc.id for doc in plan.documents]
-            found = frozenset(
-                doc_id
-                for doc_id in ids
-                if doc_id == pattern or fnmatch.fnmatchcase(doc_id, pattern)
-            )
-        else:
-            ids = [document_id(path, rootdir) for path in plan.files]
-            named = {
-                Path(found_path).resolve()
-                for found_path in glob.glob(str(gold.path.parent / pattern), recursive=True)
-            }
-            found = frozenset(
-                document_id(path, rootdir) for path in plan.files if path.resolve() in named
-            )
-        if not found:
-            shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
-            where = "relative to the gold file" if plan.documents is None else "a document id"
-            raise ChunkrecallError(
-                f"doc {pattern!r} matches no corpus document (a path or glob {where}); "
-                f"the corpus has {shown}",
-                where=f"{name}:{case.line}",
-            )
-        pins[pattern] = found
+        pins[pattern] = pinned(
+            pattern,
+            gold_dir=gold.path.parent,
+            rootdir=rootdir,
+            files=plan.files,
+            documents=plan.documents,
+            where=f"{name}:{case.line}",
+        )
     return pins
 
 
-def _component(
-    kind: str,
-    from_gold: str | None,
-    from_code: Any,
-    from_ini: str | None,
-    default: str,
-    settings: Settings,
-    own: Settings,
-) -> Component:
-    args = dict(getattr(settings, f"{kind}_args") or {})
-    if from_gold is None and from_code is not None:
-        # Arguments travel with their chunker or retriever (as in Settings.over): the ini
-        # file's were written for the ini's one, not for the object a hook supplies.
-        args = dict(getattr(own, f"{kind}_args") or {})
-        name = getattr(from_code, "__qualname__", None) or type(from_code).__name__
-        return Component.of(f"{name} (from pytest_chunkrecall_{kind})", from_code, args)
-    reference = from_gold or from_ini or default
-    where = settings.where(kind)
-    return Component.of(reference, resolve(reference, what=kind, where=where), args)
+def pinned(
+    pattern: str,
+    *,
+    gold_dir: Path,
+    rootdir: Path,
+    files: tuple[Path, ...],
+    documents: tuple[Document, ...] | None,
+    where: str,
+) -> frozenset[str]:
+    """The corpus documents a ``doc:`` pattern names: a path or glob relative to the gold
+    file's folder ``gold_dir``, or a document id when a hook supplied ``documents``."""
+    if documents is not None:
+        ids = [doc.id for doc in documents]
+        found = frozenset(
+            doc_id for doc_id in ids if doc_id == pattern or fnmatch.fnmatchcase(doc_id, pattern)
+        )
+    else:
+        ids = [document_id(path, rootdir) for path in files]
+        named = {
+            Path(found_path).resolve()
+            for found_path in glob.glob(str(gold_dir / pattern), recursive=True)
+        }
+        found = frozenset(document_id(path, rootdir) for path in files if path.resolve() in named)
+    if not found:
+        shown = ", ".join(ids[:5]) + (f", … ({len(ids)} in all)" if len(ids) > 5 else "")
+        kind = "relative to the gold file" if documents is None else "a document id"
+        meant = None if documents is not None else _from_rootdir(pattern, gold_dir, rootdir, files)
+        raise ChunkrecallError(
+            f"doc {pattern!r} matches no corpus document (a path or glob {kind}); "
+            + (f"did you mean doc: {meant}? " if meant else "")
+            + f"the corpus has {shown}",
+            where=where,
+        )
+    return found
 
 
-def _function(
-    key: str, own: Settings, resolved: Component | None, settings: Settings
-) -> Component | None:
-    """The loader (or reference loader) a gold file names, else the one the ini file named
-    (``resolved`` once for the run), else the one settings built in code name."""
-    reference: str | None = getattr(own, key)
-    if reference is None and resolved is not None:
-        return resolved
-    reference = reference or getattr(settings, key)
-    if reference is None:
+def _from_rootdir(
+    pattern: str, gold_dir: Path, rootdir: Path, files: tuple[Path, ...]
+) -> str | None:
+    """``pattern`` rewritten relative to the gold file's folder, when it was written relative
+    to the rootdir (``site/a.html`` for ``../site/a.html``) and names corpus files that way."""
+    corpus = {path.resolve() for path in files}
+    named = glob.glob(str(rootdir / pattern), recursive=True)
+    if not any(Path(found).resolve() in corpus for found in named):
         return None
-    what = key.replace("_", " ")
-    return Component.of(reference, resolve(reference, what=what, where=settings.where(key)))
+    return Path(os.path.relpath(rootdir / pattern, gold_dir)).as_posix()
 
 
 def evaluate(

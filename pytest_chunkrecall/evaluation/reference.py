@@ -3,8 +3,9 @@
 With a loader configured, a needle missing from the loaded corpus is either a fact
 the corpus never had (``absent``, a gold-data error) or one the loader lost
 (``unparsed``). The reference text tells them apart: text-like files read as
-UTF-8, HTML and XML with their markup removed by the standard library's parser,
-and other formats (PDF, DOCX) through a second, independent extractor the user
+UTF-8, HTML and XML with their markup removed by the standard library's parser
+and laid out as a browser lays them out (a space where a block or a line break
+starts or ends, nothing at an inline element), and other formats (PDF, DOCX) through a second, independent extractor the user
 names, ``chunkrecall_reference_loader``. It is read only to explain a miss.
 """
 
@@ -47,6 +48,44 @@ TEXT_SUFFIXES = frozenset(
 MARKUP_SUFFIXES = frozenset((".html", ".htm", ".xhtml", ".xml"))
 # Elements whose content is code, never text a reader sees.
 _HIDDEN_ELEMENTS = frozenset(("script", "style"))
+# Elements a browser lays out inside a line of text: they separate nothing, so
+# ``Pitts<wbr>burgh`` reads ``Pittsburgh`` and ``<code>a.toml</code>.`` reads
+# ``a.toml.``. Every other element (p, div, li, td, th, tr, br, headings, and the
+# elements of an XML vocabulary) starts and ends a block: a space.
+INLINE_ELEMENTS = frozenset(
+    (
+        "a",
+        "abbr",
+        "b",
+        "bdi",
+        "bdo",
+        "cite",
+        "code",
+        "data",
+        "del",
+        "dfn",
+        "em",
+        "font",
+        "i",
+        "ins",
+        "kbd",
+        "mark",
+        "q",
+        "s",
+        "samp",
+        "small",
+        "span",
+        "strike",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "tt",
+        "u",
+        "var",
+        "wbr",
+    )
+)
 
 
 @dataclass(frozen=True)
@@ -61,8 +100,9 @@ class Note:
 
 
 def markup_text(markup: str) -> str:
-    """The text of an HTML or XML document: every tag a space, entities unescaped,
-    comments and the content of ``script`` and ``style`` left out."""
+    """The text of an HTML or XML document as a browser lays it out: a space at each tag
+    of a block element or line break, nothing at an inline element (:data:`INLINE_ELEMENTS`),
+    entities unescaped, comments and the content of ``script`` and ``style`` left out."""
     parser = _TextOfMarkup()
     parser.feed(markup)
     parser.close()
@@ -76,17 +116,21 @@ class _TextOfMarkup(HTMLParser):
         self._hidden = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.parts.append(" ")
+        self._separate(tag)
         if tag in _HIDDEN_ELEMENTS:
             self._hidden += 1
 
     def handle_endtag(self, tag: str) -> None:
-        self.parts.append(" ")
+        self._separate(tag)
         if tag in _HIDDEN_ELEMENTS and self._hidden:
             self._hidden -= 1
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.parts.append(" ")
+        self._separate(tag)
+
+    def _separate(self, tag: str) -> None:
+        if tag not in INLINE_ELEMENTS:
+            self.parts.append(" ")
 
     def handle_data(self, data: str) -> None:
         if not self._hidden:
@@ -108,10 +152,13 @@ class Reference:
         sources: Sequence[tuple[str, Path]],
         loader: ReferenceLoader | None = None,
         loader_name: str = "",
+        *,
+        rootdir: Path | None = None,
     ) -> None:
         self.sources = tuple(sources)
         self.loader = loader
         self.loader_name = loader_name
+        self.rootdir = rootdir
         self._read: tuple[tuple[Document, ...], tuple[Note, ...]] | None = None
         self._finders: dict[Matcher, Finder] = {}
 
@@ -137,7 +184,9 @@ class Reference:
             documents: list[Document] = []
             notes: list[Note] = []
             for doc_id, path in self.sources:
-                text = reference_text(path, doc_id, self.loader, self.loader_name)
+                text = reference_text(
+                    path, doc_id, self.loader, self.loader_name, rootdir=self.rootdir
+                )
                 if isinstance(text, Note):
                     notes.append(text)
                 else:
@@ -147,9 +196,15 @@ class Reference:
 
 
 def reference_text(
-    path: Path, doc_id: str, loader: ReferenceLoader | None, loader_name: str = ""
+    path: Path,
+    doc_id: str,
+    loader: ReferenceLoader | None,
+    loader_name: str = "",
+    *,
+    rootdir: Path | None = None,
 ) -> str | Note:
-    """The reference text of one source file, or the :class:`Note` that says why it has none."""
+    """The reference text of one source file, or the :class:`Note` that says why it has none
+    (a loader's traceback names the files inside ``rootdir`` relative to it)."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES or suffix in MARKUP_SUFFIXES:
         try:
@@ -175,7 +230,9 @@ def reference_text(
         extracted = loader(path)
     except USER_FAULTS as exc:
         return Note(
-            doc_id, f"reference loader {loader_name} failed on {doc_id}: {raised(exc)}", failed=True
+            doc_id,
+            f"reference loader {loader_name} failed on {doc_id}: {raised(exc, root=rootdir)}",
+            failed=True,
         )
     if not isinstance(extracted, str):
         return Note(

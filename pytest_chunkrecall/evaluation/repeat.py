@@ -14,11 +14,13 @@ holding rank is worse, and no holding rank (deeper than looked) worst of all.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
+from ..errors import SHOWN_CHARS
 from .results import CaseResult
 from .verdicts import SEVERITY as SEVERITY
 from .verdicts import kind_of
@@ -27,9 +29,6 @@ Policy = Literal["strict", "quarantine"]
 POLICIES: tuple[Policy, ...] = ("strict", "quarantine")
 """``chunkrecall_unstable``: an unstable case's outcome is its worst result (``strict``), or an
 expected failure left out of the baseline comparison (``quarantine``)."""
-
-MAX_REPEAT = 100
-"""The most times ``chunkrecall_repeat`` asks each question."""
 
 
 def severity(result: CaseResult) -> tuple[int, float]:
@@ -75,9 +74,62 @@ def combined(results: Sequence[CaseResult]) -> CaseResult:
         results[worst(results)],
         unstable=unstable(results),
         ranks_seen=[rank for result in results for rank in ranks_seen(result)],
+        varied=varied(results),
     )
 
 
+def varied(results: Sequence[CaseResult]) -> str:
+    """What differed between the repeats that their ranks do not say, in words: ``verdict
+    ranked_out 2 times, split; holding rank 7, 12, 7``, or ``""`` when nothing did.
+
+    Each of the verdict, the holding rank and the chunk (the one that answered a hit,
+    else the first that holds the span) is listed, repeat by repeat, when two repeats
+    with the same rank seen (two misses, say) differ in it. A result that combines
+    repeats already adds what varied within it.
+    """
+    seen = [tuple(ranks_seen(result)) for result in results]
+    said = [
+        f"{what} {_in_order(values)}"
+        for what, values in (
+            ("verdict", [result.verdict for result in results]),
+            ("holding rank", [_holding_rank(result) for result in results]),
+            ("chunk", [_chunk(result) for result in results]),
+        )
+        if len(set(zip(seen, values, strict=True))) > len(set(seen))
+    ]
+    said += [result.varied for result in results if result.varied]
+    return "; ".join(dict.fromkeys(said))
+
+
+def _holding_rank(result: CaseResult) -> str:
+    rank = result.holding_rank if result.holding_rank is not None else result.rank
+    return "deeper than looked" if rank is None else str(rank)
+
+
+def _chunk(result: CaseResult) -> str:
+    if result.rank is not None and result.rank <= len(result.retrieved_ids):
+        answered = result.retrieved_ids[result.rank - 1]
+        if answered is not None:
+            return answered
+    return result.holding_ids[0] if result.holding_ids else "none"
+
+
+def _in_order(values: Sequence[str]) -> str:
+    """``a 2 times, b, a``: each repeat's value in the order asked, a run of equal ones counted."""
+    runs = [(value, len(list(run))) for value, run in itertools.groupby(values)]
+    return ", ".join(value if count == 1 else f"{value} {count} times" for value, count in runs)
+
+
 def ranks_text(ranks_seen: Sequence[int | None]) -> str:
-    """``1, 3, missed``: the ranks of a case's repeats, as a message says them."""
-    return ", ".join("missed" if rank is None else str(rank) for rank in ranks_seen)
+    """``1, 3, missed``: the ranks of a case's repeats, as a message says them; past about
+    :data:`SHOWN_CHARS` characters, the first of them and how many there were (a report
+    read back may hold any number)."""
+    words: list[str] = []
+    length = 0
+    for rank in ranks_seen:
+        word = "missed" if rank is None else str(rank)
+        length += len(word) + 2
+        if length > SHOWN_CHARS:
+            return ", ".join(words) + f", … ({len(ranks_seen):,} repeats)"
+        words.append(word)
+    return ", ".join(words)

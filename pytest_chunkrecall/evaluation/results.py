@@ -11,7 +11,7 @@ from ..config.settings import MATCH_MODES
 from ..measures import ranks
 from ..measures.statistics import wilson
 from . import codec
-from .codec import Items, Least, Note, NullIsDefault, OneOf, Together
+from .codec import Items, Least, Note, NullIsDefault, OneOf, Printable, Together
 
 # re-exported for the modules that read them here; their home is .verdicts
 from .verdicts import STAGE_VERDICTS as STAGE_VERDICTS
@@ -27,6 +27,9 @@ codec.name_choices(Verdict, "verdict")  # the schema's one list of verdicts, in 
 
 Rank = Annotated[int, Least(1)]
 """A 1-based rank."""
+Name = Annotated[str, Printable()]
+"""A node id, a gold file's path or a case's id as a report read back gives it: every
+summary prints it as it is, so it may hold no control characters."""
 Count = Annotated[int, Least(0)]
 """A length, an offset, an index: a whole number from 0."""
 Line = Annotated[int, Least(1)]
@@ -51,6 +54,16 @@ RanksSeen = Annotated[
     ),
 ]
 """Each repeat's rank (``None``: it missed the top k); ``None`` itself: asked once."""
+Varied = Annotated[
+    str | None,
+    Together("varied"),  # absent, never null, where an older merge did not say
+    Note(
+        "Only with chunkrecall_repeat above 1: what differed between the repeats besides the "
+        "rank, in words (the verdict, the holding rank, the chunk that answered or holds the "
+        "span), e.g. 'holding rank 7, 12, 7'; empty when nothing did."
+    ),
+]
+"""What differed between a case's repeats, in words; ``None``: asked once."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +186,17 @@ class BaselineMark:
 
 
 @dataclass(frozen=True, slots=True)
+class Glued:
+    """A retrieved chunk that holds a missed span or needle (``pattern``, as written) only
+    once its whitespace is ignored: ``text`` is the run of text there (``token90days``),
+    ``rank`` the chunk's rank. What a loader that joins table cells or lines leaves."""
+
+    pattern: str
+    text: str
+    rank: Rank
+
+
+@dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
 
@@ -199,12 +223,14 @@ class CaseResult:
     for, ``candidate_rank`` the rank among them of the chunk that holds the span
     (``None``: none held it), ``candidate_score`` the first stage's score of that
     chunk where it gives one, and ``reranker`` the second stage's name.
+    ``glued`` is a retrieved chunk that holds a missed unit with its spaces lost.
     ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
     source files whose reference text a missing span could not be checked against, and why.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
-    each one's rank (``None``: it missed the top k). Asked once, both are ``None`` and
-    its JSON has neither key.
+    each one's rank (``None``: it missed the top k), and ``varied`` says in words what
+    differed between them (the verdict, the holding rank, the chunk), ``""`` when they
+    agreed. Asked once, all three are ``None`` and its JSON has none of the keys.
     """
 
     gold_file: str
@@ -243,9 +269,11 @@ class CaseResult:
     candidate_score: float | None = None
     reranker: str | None = None
     loading: LoadingLoss | None = None
+    glued: Glued | None = None
     reference_notes: list[str] = field(default_factory=list)
     unstable: Unstable = None
     ranks_seen: RanksSeen = None
+    varied: Varied = None
 
     @property
     def hit(self) -> bool:

@@ -82,7 +82,8 @@ class SuiteCache:
     ) -> tuple[Chunk, ...]:
         """The chunks of ``documents``, chunked once per process for each chunker configuration."""
         return self._once(
-            ("chunks", documents, chunker), lambda: chunk_corpus(documents, chunker, where=where)
+            ("chunks", documents, chunker),
+            lambda: chunk_corpus(documents, chunker, where=where, rootdir=self.rootdir),
         )
 
     def suite(
@@ -102,6 +103,7 @@ class SuiteCache:
                 chunker,
                 retriever,
                 where=where,
+                rootdir=self.rootdir,
             ),
         )
 
@@ -129,9 +131,14 @@ class SuiteCache:
 
 
 def chunk_corpus(
-    documents: Sequence[Document], chunker: Component, *, where: str | None = None
+    documents: Sequence[Document],
+    chunker: Component,
+    *,
+    where: str | None = None,
+    rootdir: Path | None = None,
 ) -> tuple[Chunk, ...]:
-    """Run the chunker over every document and place each chunk in its document."""
+    """Run the chunker over every document and place each chunk in its document (its
+    traceback, when it raises, names the files inside ``rootdir`` relative to it)."""
     split = shapes.chunk_function(chunker.obj, chunker.args, name=chunker.name, where=where)
     chunks: list[Chunk] = []
     for doc in documents:
@@ -139,7 +146,7 @@ def chunk_corpus(
             output = split(doc.text)
         except USER_FAULTS as exc:
             raise ChunkrecallError(
-                f"chunker {chunker.name} raised on {doc.id}: {raised(exc)}",
+                f"chunker {chunker.name} raised on {doc.id}: {raised(exc, root=rootdir)}",
                 where=where,
             ) from None
         try:
@@ -169,8 +176,10 @@ class Suite:
         retriever: Component,
         *,
         where: str | None = None,
+        rootdir: Path | None = None,
     ) -> None:
         self.documents = documents
+        self.rootdir = rootdir  # user code's tracebacks name its files relative to it
         self.chunks = chunks
         self.chunker = chunker
         self.retriever = retriever
@@ -179,8 +188,10 @@ class Suite:
         self._by_text: dict[str, int] = {}
         for chunk in chunks:
             self._by_text.setdefault(chunk.text, chunk.index)
-        self._search, self._batch, self.own_reranker = _build_search(retriever, chunks, where=where)
-        self._rerankers: dict[Component, Reranker] = {}
+        self._search, self._batch, self.own_reranker = _build_search(
+            retriever, chunks, where=where, rootdir=rootdir
+        )
+        self._rerankers: dict[Component, Reranker | ChunkrecallError] = {}
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
         self._geometry: dict[Callable[[str], int], Geometry] = {}
@@ -223,7 +234,10 @@ class Suite:
         if found is None:
             sources = [(doc.id, path) for doc, path in zip(self.documents, files, strict=True)]
             found = self._references[key] = Reference(
-                sources, loader.obj if loader else None, loader.name if loader else ""
+                sources,
+                loader.obj if loader else None,
+                loader.name if loader else "",
+                rootdir=self.rootdir,
             )
         return found
 
@@ -258,14 +272,20 @@ class Suite:
 
     def reranker(self, component: Component | None, *, where: str | None = None) -> Reranker | None:
         """The second stage: ``component`` made ready once (its factory called once), else the
-        retriever's own (a LangChain compression retriever's compressor), else ``None``."""
+        retriever's own (a LangChain compression retriever's compressor), else ``None``.
+
+        Raises :class:`ChunkrecallError` when it cannot be built: the same error each time."""
         if component is None:
             return self.own_reranker
         found = self._rerankers.get(component)
         if found is None:
-            found = self._rerankers[component] = reranker(
-                component.obj, component.args, name=component.name, where=where
-            )
+            try:
+                found = reranker(component.obj, component.args, name=component.name, where=where)
+            except ChunkrecallError as exc:
+                found = exc  # its factory is called once, even when it fails
+            self._rerankers[component] = found
+        if isinstance(found, ChunkrecallError):
+            raise found.with_traceback(None)
         return found
 
     def _retrieved(self, question: str, k: int, outcome: Outcome) -> list[retrieval.Retrieved]:
@@ -275,7 +295,7 @@ class Suite:
                 raise results.with_traceback(None)
             raise ChunkrecallError(
                 f"retriever {self.retriever.name} raised {describe(results)} for the question "
-                f"{question!r}:\n{user_traceback(results)}"
+                f"{question!r}:\n{user_traceback(results, root=self.rootdir)}"
             ) from None
         return retrieval.retrieved(
             results, chunks=self.chunks, by_text=self._by_text, name=self.retriever.name, k=k
@@ -299,7 +319,7 @@ class Suite:
 
 
 def _build_search(
-    retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None
+    retriever: Component, chunks: tuple[Chunk, ...], *, where: str | None, rootdir: Path | None
 ) -> tuple[SearchFunction, BatchFunction | None, Reranker | None]:
     """The first stage's search (and batch) function, and the second stage a retriever
     brings along (a LangChain ``ContextualCompressionRetriever``), if any."""
@@ -308,7 +328,7 @@ def _build_search(
     except USER_FAULTS as exc:
         raise ChunkrecallError(
             f"retriever {retriever.name} failed while building its index over {len(chunks)} "
-            f"chunk{'' if len(chunks) == 1 else 's'}: {raised(exc)}",
+            f"chunk{'' if len(chunks) == 1 else 's'}: {raised(exc, root=rootdir)}",
             where=where,
         ) from None
     if built is None:

@@ -27,7 +27,7 @@ from ..chunking.chunk import Chunk
 from ..gold import Case, SpanRange
 from ..retrieval.shapes import Retrieved
 from .closest import closest, closest_in
-from .explanation import cut_view, elsewhere, held_view, pieces_retrieved
+from .explanation import cut_view, elsewhere, glued, held_view, pieces_retrieved
 from .finder import Finder, Location
 from .reference import Reference
 from .results import CaseResult, ChunkView, Held, LoadingLoss, NearestText, SpanAt, Verdict
@@ -381,6 +381,7 @@ def _miss(
         span_at=SpanAt(at.doc, at.start, at.end) if at is not None else None,
         elsewhere=elsewhere(absent, finder, docs) if absent and docs is not None else [],
         loading=loading,
+        glued=glued(_unheld(units.patterns, ranks), units.written, context.top),
         reference_notes=list(notes),
     )
 
@@ -408,6 +409,11 @@ def _miss_holders(
     if len(context.units.patterns) == 1 and locations[0].holder is not None:
         holders.append(locations[0].holder)
     return holders
+
+
+def _unheld(patterns: Sequence[str], ranks: Sequence[int | None]) -> list[str]:
+    """The units no top-k chunk holds whole (without a span, the needles that missed)."""
+    return [pattern for pattern, rank in zip(patterns, ranks, strict=True) if rank is None]
 
 
 def _closest(context: _Context, text: str) -> list[NearestText]:

@@ -124,7 +124,7 @@ KINDS: tuple[VerdictKind, ...] = (
         severity=1,
         why="a first-stage candidate holds it whole, but the reranker {reranker} dropped that "
         "chunk from the top {k}",
-        colour="#8a5a00",
+        colour="#9b2f6e",
         symbol="\u21a1",
         staged=True,
     ),

@@ -3,6 +3,8 @@ fields, every error naming the line it is about."""
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +13,7 @@ from typing import Any, TypeVar
 import yaml
 
 from ..config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
-from ..errors import GoldError, shown
+from ..errors import GoldError, printable, shown
 from .safe_yaml import construct, merged_pairs
 from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
 
@@ -167,15 +169,18 @@ def read_doc(node: yaml.Node, where: Where) -> str:
 
 def _case_id(node: yaml.Node, where: Where) -> str:
     text = _text(node, "id", where)
-    if "::" in text or "\n" in text:
+    # an id is printed in node ids, summaries, Markdown and CI annotations, as it is
+    if "::" in text or printable(text) != text:
         raise GoldError(
-            f"'id' may not contain '::' or line breaks: {shown(text)}", where=where.at(node)
+            f"'id' may not contain '::', line breaks or other control characters: {shown(text)}",
+            where=where.at(node),
         )
     return text
 
 
 def _span(node: yaml.Node, where: Where) -> Span:
     if isinstance(node, yaml.MappingNode):
+        _comma_in_flow_range(node, where)
         fields = where.mapping(node, "a span range", ("from", "to"))
         missing = [key for key in ("from", "to") if key not in fields]
         if missing:
@@ -187,6 +192,39 @@ def _span(node: yaml.Node, where: Where) -> Span:
             _text(fields["from"][1], "span.from", where), _text(fields["to"][1], "span.to", where)
         )
     return _text(node, "span", where)
+
+
+def _comma_in_flow_range(node: yaml.MappingNode, where: Where) -> None:
+    """Refuse a flow-style ``{from, to}`` whose value a comma cut apart, with the quoted
+    value that was meant: in ``{from: Refunds, returns, to: 30 days}`` the comma ends
+    ``from``, and ``returns`` reads as a key without a value."""
+    if not node.flow_style:
+        return
+    pairs = [
+        (key.value, value)
+        for key, value in node.value
+        if isinstance(key, yaml.ScalarNode) and isinstance(value, yaml.ScalarNode)
+    ]
+    for number, (key, value) in enumerate(pairs):
+        if key not in ("from", "to"):
+            continue
+        cut = list(itertools.takewhile(_a_bare_word, pairs[number + 1 :]))
+        if not cut:
+            continue
+        meant = ", ".join([value.value, *(word for word, _ in cut)])
+        raise GoldError(
+            f"a comma inside a flow-style span range ends its value: {shown(cut[0][0])} "
+            f"reads as a key of its own. Quote a value that holds a comma, e.g. "
+            f"{{{key}: {json.dumps(meant, ensure_ascii=False)}, ...}}, or write the span "
+            "range as a block mapping, one key a line",
+            where=where.at(cut[0][1]),
+        )
+
+
+def _a_bare_word(pair: tuple[str, yaml.ScalarNode]) -> bool:
+    """Whether a pair of a flow mapping is a word with no value: text a comma cut off."""
+    key, value = pair
+    return key not in ("from", "to") and value.tag == "tag:yaml.org,2002:null"
 
 
 def _reason(node: yaml.Node, key: str, where: Where) -> str | None:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import ChunkrecallError
 from .anchor import Source, closest, content_words, nearest, occurrences, sentences
-from .rows import Row, read_rows, read_text, require
+from .rows import Row, loads, read_rows, read_text, require
 from .writing import (
     PYTEST_INI,
     UNRESOLVED_SUFFIX,
@@ -166,7 +166,13 @@ def _corpus(corpora: Path, corpus_id: str, row: Row) -> Source:
 def _references(row: Row) -> list[Reference]:
     text = require(row, "references")
     try:
-        items = json.loads(text)
+        items = loads(
+            text,
+            what="'references'",
+            where=row.where,
+            nested="a list of references",
+            numbers="no start_index or end_index is that long",
+        )
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"'references' is not JSON: {exc.msg} (character {exc.pos})", where=row.where

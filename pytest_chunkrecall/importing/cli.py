@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from ..guard import Protected, Rule, quoted, survey
 from .chunking_evaluation import import_chunking_evaluation
 from .qa import NO_OVERLAP, import_qa
 from .squad import import_squad
@@ -60,6 +62,18 @@ def configure_import(parser: argparse.ArgumentParser) -> None:
         metavar="GOLD",
         help="The gold file to write, e.g. gold/faq.yaml",
     )
+    qa.add_argument(
+        "--loader",
+        metavar="MODULE:ATTR",
+        help="Read the corpus files through this loader (default: the ini's chunkrecall_loader); "
+        "written into the gold file",
+    )
+    qa.add_argument(
+        "--reference-loader",
+        metavar="MODULE:ATTR",
+        help="Read the source text of files that are not text-like through this extractor, "
+        "to tell an answer the loader lost (default: the ini's chunkrecall_reference_loader)",
+    )
     _force(qa)
     qa.set_defaults(handler=_qa)
     chroma = kinds.add_parser(
@@ -114,7 +128,8 @@ def _force(parser: argparse.ArgumentParser) -> None:
 
 def _squad(args: argparse.Namespace) -> int:
     found = import_squad(args.file, args.out, name=args.name, force=args.force)
-    found.output.write()
+    inputs = {args.file: "the SQuAD file being imported"}
+    found.output.write(_protected("import", found.output, inputs))
     print(
         f"import squad: {_count(found.articles, 'article')}, {_count(found.cases, 'case')}; "
         f"{_count(found.unanswerable, 'unanswerable question')} skipped; "
@@ -128,8 +143,20 @@ def _squad(args: argparse.Namespace) -> int:
 
 
 def _qa(args: argparse.Namespace) -> int:
-    found = import_qa(args.file, args.corpus, args.out, force=args.force)
-    found.output.write()
+    found = import_qa(
+        args.file,
+        args.corpus,
+        args.out,
+        force=args.force,
+        loader=args.loader,
+        reference_loader=args.reference_loader,
+    )
+    corpus = [
+        Rule(pattern, Path.cwd(), f"a corpus document of this import (--corpus {pattern!r})")
+        for pattern in args.corpus
+    ]
+    inputs = {args.file: "the file being imported"}
+    found.output.write(_protected("import", found.output, inputs, corpus))
     print(
         f"import qa: {found.resolved} resolved, {found.ambiguous} ambiguous, "
         f"{found.not_found} not found"
@@ -145,7 +172,11 @@ def _qa(args: argparse.Namespace) -> int:
 
 def _chunking_evaluation(args: argparse.Namespace) -> int:
     found = import_chunking_evaluation(args.file, args.corpora, args.out, force=args.force)
-    found.output.write()
+    corpora = Rule(
+        "**", args.corpora, f"a corpus of this import (--corpora {quoted(args.corpora)})"
+    )
+    inputs = {args.file: "the file being imported"}
+    found.output.write(_protected("import", found.output, inputs, [corpora]))
     print(
         f"import chunking-evaluation: {_count(found.questions, 'question')} in "
         f"{_count(len(found.corpora), 'corpus', 'corpora')}, {_count(found.cases, 'case')}: "
@@ -160,7 +191,8 @@ def _chunking_evaluation(args: argparse.Namespace) -> int:
 
 def _trec(args: argparse.Namespace) -> int:
     found = export_trec(args.report, args.out, force=args.force, tag=args.tag)
-    found.output.write()
+    inputs = {args.report: "the report being exported"}
+    found.output.write(_protected("export", found.output, inputs, documents=found.documents))
     print(
         f"export trec: {_count(found.queries, 'query', 'queries')} "
         f"({found.without_holding} with no holding chunk, marked {NO_HOLDING_CHUNK}); "
@@ -169,6 +201,30 @@ def _trec(args: argparse.Namespace) -> int:
     _wrote(found.output)
     print(f"next: trec_eval -m success.1,3,5 -m recip_rank {found.qrels} {found.run}")
     return 0
+
+
+def _protected(
+    writer: str,
+    output: Output,
+    inputs: dict[Path, str],
+    rules: Sequence[Rule] = (),
+    *,
+    documents: Mapping[str, Iterable[str]] | None = None,
+) -> Protected:
+    """What an import or export may not replace: its inputs, the project's own files, and
+    the gold files of the project around it with their corpus. An import writes gold files
+    and the documents they name: the gold files it replaces, and their corpus, are its own."""
+    importing = writer == "import"
+    return survey(
+        Path.cwd(),
+        writer=writer,
+        search=[Path.cwd()],
+        rules=rules,
+        files={path: f"it is {what}" for path, what in inputs.items()},
+        gold_folders=not importing,
+        replaced=output.files if importing else (),
+        documents=documents,
+    )
 
 
 def _renamed(renamed: tuple[str, ...]) -> None:

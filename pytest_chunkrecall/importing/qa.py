@@ -14,13 +14,18 @@ import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..corpus import find_files
+from ..config.settings import Settings, check_setting
 from ..errors import ChunkrecallError
+from ..evaluation.project import find_project
+from ..evaluation.reference import Reference
+from ..evaluation.setup import Setup, resolve_setup
+from ..evaluation.suite import SuiteCache
+from ..text.folding import fold_text
+from ..text.matcher import Matcher
 from .anchor import Place, Source, closest, occurrences, sentence, shares_content
 from .rows import Row, read_rows, read_text, require
 from .writing import (
     UNRESOLVED_SUFFIX,
-    FileSettings,
     GoldCase,
     Ids,
     Output,
@@ -50,43 +55,46 @@ class QaImport:
 
 
 def import_qa(
-    path: Path, corpus: list[str], out: Path, *, force: bool = False, cwd: Path | None = None
+    path: Path,
+    corpus: list[str],
+    out: Path,
+    *,
+    force: bool = False,
+    cwd: Path | None = None,
+    loader: str | None = None,
+    reference_loader: str | None = None,
 ) -> QaImport:
-    """Anchor each row of ``path`` in the ``corpus`` globs (relative to ``cwd``); plan ``out``."""
+    """Anchor each row of ``path`` in the ``corpus`` globs (relative to ``cwd``); plan ``out``.
+
+    The answers are looked for in the text the tests will read: the corpus as the
+    setup resolver gives it (inside the corpus roots, through ``loader``, else the
+    project's ``chunkrecall_loader``). ``loader`` and ``reference_loader``, when
+    given, are written into the gold file, so that its tests read the same text.
+    """
     cwd = cwd or Path.cwd()
     if out.suffix not in (".yaml", ".yml") or out.name.endswith(UNRESOLVED_SUFFIX):
         raise ChunkrecallError(
             f"--out must name a gold file such as gold/{out.stem or 'questions'}.yaml, not {out}"
         )
     rows = read_rows(path)
-    sources = [
-        Source(name, read_text(file, what="corpus file", shown=name), file)
-        for file in find_files(corpus, cwd, where="--corpus")
-        for name in [relative(file, cwd)]
-    ]
     gold_dir = (cwd / out).parent
+    setup, sources = _corpus(corpus, cwd, gold_dir, loader, reference_loader)
     ids = Ids()
     cases: list[GoldCase] = []
     unresolved: list[Unresolved] = []
     for row in rows:
-        question, answer = require(row, "question"), require(row, "answer")
-        case_id = ids.claim(row.fields.get("id"), question, where=row.where)
-        within = _documents(row, sources, gold_dir)
-        places = [place for source in within for place in occurrences(source, answer)]
-        if len(places) == 1 and _on_topic(question, places[0]):
-            cases.append(_case(case_id, question, places[0], gold_dir))
-            continue
-        only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
-        doc = relative(only.path, gold_dir) if only and only.path else None
-        case = GoldCase(case_id, question, answer, doc=doc)
-        if len(places) == 1:
-            unresolved.append(Unresolved(case, _off_topic(case_id, places[0]), NO_OVERLAP))
-        elif places:
-            unresolved.append(Unresolved(case, _ambiguous(case_id, places), "ambiguous"))
+        anchored = _anchored(row, ids, sources, gold_dir, setup)
+        if isinstance(anchored, GoldCase):
+            cases.append(anchored)
         else:
-            unresolved.append(Unresolved(case, _not_found(case_id, answer, within), "not found"))
+            unresolved.append(anchored)
     patterns = [relative(cwd / pattern, gold_dir) for pattern in corpus]
-    settings: FileSettings = {"corpus": patterns[0] if len(patterns) == 1 else patterns}
+    settings: dict[str, str | list[str]] = {
+        "corpus": patterns[0] if len(patterns) == 1 else patterns
+    }
+    for key, given in (("loader", loader), ("reference_loader", reference_loader)):
+        if given is not None:
+            settings[key] = given
     header = [f"Imported from {path.name} by python -m pytest_chunkrecall import qa."]
     output = Output(force=force)
     gold_file = cwd / out
@@ -110,6 +118,89 @@ def import_qa(
         kinds.count("not found"),
         tuple(ids.renamed),
         kinds.count(NO_OVERLAP),
+    )
+
+
+def _anchored(
+    row: Row, ids: Ids, sources: list[Source], gold_dir: Path, setup: Setup
+) -> GoldCase | Unresolved:
+    """The case of one row whose answer occurs once, on topic; else what settles it."""
+    question, answer = require(row, "question"), require(row, "answer")
+    case_id = ids.claim(row.fields.get("id"), question, where=row.where)
+    within = _documents(row, sources, gold_dir)
+    places = [place for source in within for place in occurrences(source, answer)]
+    if len(places) == 1 and _on_topic(question, places[0]):
+        return _case(case_id, question, places[0], gold_dir)
+    only = within[0] if row.fields.get("doc", "").strip() and len(within) == 1 else None
+    doc = relative(only.path, gold_dir) if only and only.path else None
+    case = GoldCase(case_id, question, answer, doc=doc)
+    if len(places) == 1:
+        return Unresolved(case, _off_topic(case_id, places[0]), NO_OVERLAP)
+    if places:
+        return Unresolved(case, _ambiguous(case_id, places), "ambiguous")
+    said = _not_found(case_id, answer, within) + _lost(answer, within, setup)
+    return Unresolved(case, said, "not found")
+
+
+def _corpus(
+    corpus: list[str],
+    cwd: Path,
+    gold_dir: Path,
+    loader: str | None,
+    reference_loader: str | None,
+) -> tuple[Setup, list[Source]]:
+    """The corpus the gold file will read, resolved as its tests resolve it, as sources."""
+    project = find_project(gold_dir, fallback=cwd)
+    project.importable()
+    origins = {"corpus": "--corpus"}
+    for key, given in (("loader", loader), ("reference_loader", reference_loader)):
+        if given is None:
+            continue
+        option = origins[key] = f"--{key.replace('_', '-')}"
+        problem = check_setting(key, given)[1]
+        if problem:
+            raise ChunkrecallError(f"{option} {problem}")
+    own = Settings(
+        corpus=tuple(corpus),
+        loader=loader,
+        reference_loader=reference_loader,
+        corpus_base=cwd,
+        origins=origins,
+    )
+    setup = resolve_setup(
+        own, name="--corpus", rootdir=project.rootdir, ini=project.ini, roots=project.roots
+    )
+    names = [relative(file, cwd) for file in setup.files]
+    if setup.loader is None:
+        texts = [
+            read_text(file, what="corpus file", shown=name)
+            for file, name in zip(setup.files, names, strict=True)
+        ]
+    else:
+        texts = [doc.text for doc in setup.read(SuiteCache(project.rootdir))]
+    return setup, [
+        Source(name, text, file) for name, text, file in zip(names, texts, setup.files, strict=True)
+    ]
+
+
+def _lost(answer: str, within: list[Source], setup: Setup) -> tuple[str, ...]:
+    """With a loader, where the source files have the answer that the loaded text lacks:
+    the loader loses it (the tests would call such a case unparsed)."""
+    if setup.loader is None:
+        return ()
+    reference = Reference(
+        [(source.name, source.path) for source in within if source.path is not None],
+        setup.reference_loader.obj if setup.reference_loader else None,
+        setup.reference_loader.name if setup.reference_loader else "",
+    )
+    finder = reference.finder(Matcher())
+    pattern = fold_text(answer)
+    holding = sorted({found.doc for found in finder.occurrences(pattern)})
+    if not holding:
+        return ()
+    return (
+        f"  the source file {holding[0]} has it, but the text loader {setup.loader.name} "
+        "makes of it does not: fix the loader, or the answer",
     )
 
 

@@ -59,41 +59,41 @@ def _read_bytes(path: Path) -> bytes | None:
 
 
 class _Unreadable(Exception):
-    """JSON that parses, but holds what no row can: said by :func:`_loads` with its place."""
+    """JSON that parses, but holds what no row can: said by :func:`loads` with its place."""
+
+
+ROW_NUMBERS = "write it as text, in quotes"  # what to do with a number too long to read
 
 
 def _integer(digits: str) -> int:
     try:
         return int(digits)
     except ValueError:  # longer than Python converts (sys.get_int_max_str_digits)
-        raise _Unreadable(
-            f"holds a number of {len(digits.lstrip('-')):,} digits; write it as text, in quotes"
-        ) from None
+        raise _Unreadable(f"holds a number of {len(digits.lstrip('-')):,} digits") from None
 
 
-def _loads(text: str, *, what: str, where: str) -> object:
+def loads(
+    text: str, *, what: str, where: str, nested: str = "read", numbers: str = ROW_NUMBERS
+) -> object:
     """``text`` parsed as JSON, which messages call ``what`` (``this line``, ``the SQuAD file``).
 
-    A syntax error is raised as :class:`json.JSONDecodeError`, for the caller to place.
+    Too deep a nesting is an error that says it is too deep to be ``nested``; a number
+    too long to read one that says ``numbers`` (what to do instead). A syntax error is
+    raised as :class:`json.JSONDecodeError`, for the caller to place.
     """
     try:
         return json.loads(text, parse_int=_integer)
     except _Unreadable as exc:
-        raise ChunkrecallError(f"{what} {exc}", where=where) from None
+        raise ChunkrecallError(f"{what} {exc}; {numbers}", where=where) from None
     except RecursionError:
-        raise ChunkrecallError(
-            f"{what} is nested too deeply to be {_NESTED_WHAT.get(what, 'read')}", where=where
-        ) from None
-
-
-_NESTED_WHAT = {"this line": "a JSON object of one row"}
+        raise ChunkrecallError(f"{what} is nested too deeply to be {nested}", where=where) from None
 
 
 def read_json(path: Path, *, what: str = "input file") -> object:
     """``path`` parsed as JSON; a syntax error names its line and column."""
     text = read_text(path, what=what)
     try:
-        return _loads(text, what=f"the {what}", where=str(path))
+        return loads(text, what=f"the {what}", where=str(path))
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"the {what} is not valid JSON: {exc.msg} (column {exc.colno})",
@@ -123,7 +123,7 @@ def _json_lines(text: str, path: Path) -> Iterator[Row]:
             continue
         where = f"{path}:{number}"
         try:
-            value = _loads(line, what="this line", where=where)
+            value = loads(line, what="this line", where=where, nested="a JSON object of one row")
         except json.JSONDecodeError as exc:
             raise ChunkrecallError(
                 f"this line is not a JSON object: {exc.msg} (column {exc.colno})", where=where
@@ -139,7 +139,7 @@ def _json_lines(text: str, path: Path) -> Iterator[Row]:
 
 def _json_array(text: str, path: Path) -> Iterator[Row]:
     try:
-        items = _loads(text, what="the file", where=str(path))
+        items = loads(text, what="the file", where=str(path))
     except json.JSONDecodeError as exc:
         raise ChunkrecallError(
             f"not valid JSON: {exc.msg} (column {exc.colno})", where=f"{path}:{exc.lineno}"

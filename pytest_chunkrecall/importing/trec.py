@@ -17,13 +17,17 @@ the tools' reciprocal rank is the report's ``1/rank``.
 
 from __future__ import annotations
 
+import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from ..errors import ChunkrecallError
-from ..run.report_shape import check_report
-from .rows import read_json
+from ..guard import quoted
+from ..run.fold import fingerprints_of
+from ..run.merge import read_report, shard_of
 from .writing import Output
 
 NO_HOLDING_CHUNK = "no-holding-chunk"
@@ -52,31 +56,38 @@ class TrecExport:
     not_evaluated: int
     qrels: Path
     run: Path
+    documents: dict[str, dict[str, str]]  # the corpus the report records, by gold file
 
 
 def export_trec(
     report: Path, out: Path, *, force: bool = False, tag: str = "chunkrecall"
 ) -> TrecExport:
     """Read the JSON ``report`` and plan ``out/qrels.txt`` and ``out/run.txt``."""
-    queries, skipped = read_queries(report)
+    if os.path.lexists(out) and not out.is_dir():
+        raise ChunkrecallError(
+            f"--out {quoted(out)} is a file, and --out names a folder: {QRELS_NAME} and "
+            f"{RUN_NAME} are written into it; give the path of a folder (made when missing)"
+        )
+    data = read_report(report)
+    queries, skipped = queries_of(data, report)
+    documents = fingerprints_of(shard_of(data, name=str(report)).gold_info)
     output = Output(force=force)
     qrels, run = out / QRELS_NAME, out / RUN_NAME
     output.add(qrels, qrels_text(queries))
     output.add(run, run_text(queries, tag=_escape(tag)))
     without = sum(query.relevant == (NO_HOLDING_CHUNK,) for query in queries)
-    return TrecExport(output, len(queries), without, skipped, qrels, run)
+    return TrecExport(output, len(queries), without, skipped, qrels, run, documents)
 
 
 def read_queries(report: Path) -> tuple[list[Query], int]:
     """The evaluated cases of ``report`` as queries, and how many cases were not evaluated."""
-    data = read_json(report, what="JSON report")
-    if not isinstance(data, dict) or "chunkrecall_report" not in data:
-        raise ChunkrecallError(
-            "not a pytest-chunkrecall JSON report (no 'chunkrecall_report' key); "
-            "write one with pytest --chunkrecall-report PATH",
-            where=str(report),
-        )
-    cases = check_report(data, name=str(report))["cases"]
+    return queries_of(read_report(report), report)
+
+
+def queries_of(data: Mapping[str, Any], report: Path) -> tuple[list[Query], int]:
+    """The evaluated cases of the report ``data`` (read from ``report``) as queries, and how
+    many cases were not evaluated."""
+    cases = data["cases"]
     queries: list[Query] = []
     skipped = 0
     seen: set[str] = set()

@@ -18,6 +18,7 @@ import yaml
 from ..errors import ChunkrecallError, counted
 from ..files import write_atomically
 from ..gold import slug
+from ..guard import OutputPath, Protected, check, quoted
 
 UNRESOLVED_SUFFIX = ".unresolved.yaml"
 # The rootdir marker of an imported project: gold/*.yaml are collected by default.
@@ -176,6 +177,7 @@ class Output:
     force: bool = False
     files: dict[Path, str] = field(default_factory=dict)
     kept: list[Path] = field(default_factory=list)
+    fresh: set[Path] = field(default_factory=set)  # made only where nothing is, as pytest.ini
 
     def add(self, path: Path, text: str) -> None:
         """Plan to write ``text`` to ``path``."""
@@ -185,26 +187,31 @@ class Output:
 
     def add_unless_present(self, path: Path, text: str) -> None:
         """Plan ``path`` only when it does not exist yet (a config file the user may have edited)."""
-        if path.exists():
+        if os.path.lexists(path):  # a link, even one to nothing, is the user's
             self.kept.append(path)
         else:
             self.add(path, text)
+            self.fresh.add(path)
 
-    def write(self) -> None:
-        """Write every planned file atomically, after checking that none would be overwritten."""
-        existing = [path for path in self.files if path.exists()]
+    def write(self, protected: Protected) -> None:
+        """Write every planned file atomically, after the output guard passed each of them
+        and none would be overwritten (without ``--force``)."""
+        for path in [path for path in self.files if path not in self.fresh]:
+            # every existing file is listed below, at once, rather than the first alone
+            output = OutputPath(path, quoted(relative(path, Path.cwd())))
+            check(output, protected, force=True, force_option="--force")
+        existing = [path for path in self.files if os.path.lexists(path)]
         if existing and not self.force:
-            shown = ", ".join(str(path) for path in existing[:5])
+            shown = ", ".join(quoted(path) for path in existing[:5])
             more = f" and {len(existing) - 5} more" if len(existing) > 5 else ""
             raise ChunkrecallError(
                 f"would overwrite {shown}{more}; pass --force to replace, or choose another --out"
             )
-        for path in existing:
-            if path.is_dir():
-                raise ChunkrecallError(f"{path} is a folder; choose another --out")
         for path, text in self.files.items():
             try:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomically(path, text)
             except OSError as exc:
-                raise ChunkrecallError(f"cannot write {path}: {exc.strerror or exc}") from None
+                raise ChunkrecallError(
+                    f"cannot write {quoted(path)}: {exc.strerror or exc}"
+                ) from None

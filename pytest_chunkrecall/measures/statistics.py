@@ -15,10 +15,7 @@ from dataclasses import dataclass
 from itertools import accumulate
 from typing import Literal, TypedDict
 
-from ..errors import counted
-
 Decision = Literal["worse", "better", "no_difference", "not_enough_evidence"]
-Gate = Literal["cases", "significant"]
 
 Z95 = 1.959963984540054  # the standard normal's 97.5% quantile, for two-sided 95% intervals
 SEED = 20240917
@@ -229,75 +226,6 @@ def compare_pairs(
     interval = _interval(n, b, c, 10_000, SEED)  # paired_interval's defaults
     p_value, decision = mcnemar_one_sided(b, c), decide(b, c, alpha=alpha)
     return PairedComparison(n, b, c, *rates, _points(n, b, c), interval, p_value, decision)
-
-
-def _p(p: float) -> str:
-    """A p-value to three decimals, or to two significant digits below 0.001."""
-    return f"{p:.3f}" if p >= 0.001 else f"{p:.1e}"
-
-
-def gate_line(
-    cmp: PairedComparison, *, gate: Gate, alpha: float, min_effect: float
-) -> tuple[bool, str]:
-    """Whether the gate fails the run, and the sentence that says why: the one line the
-    terminal, the Markdown and the HTML page all show.
-
-    ``chunkrecall gate: 5 improvements, 0 regressions: better (McNemar exact, one-sided
-    p = 0.031 < 0.05); hit-rate …; the gate passes``. Gate ``cases`` fails on any
-    regression; ``significant`` only on a ``worse`` decision with a drop of at least
-    ``min_effect`` points.
-    """
-    b, c = cmp.regressions, cmp.improvements
-    low, high = cmp.ci95_points
-    line = (
-        f"chunkrecall gate: {counted(c, 'improvement')}, {counted(b, 'regression')}: "
-        f"{evidence(cmp, alpha=alpha)}; hit-rate {cmp.hit_rate_before:.1%} -> "
-        f"{cmp.hit_rate_after:.1%} over {counted(cmp.cases, 'compared case')} "
-        f"({cmp.delta_points + 0.0:+.1f} pts, "
-        f"95% CI [{low + 0.0:.1f}, {high + 0.0:.1f}]); "
-    )
-    drop = -cmp.delta_points
-    if gate == "cases":
-        if b:
-            return True, line + "the gate fails: gate 'cases' fails on every regression"
-        return False, line + "the gate passes: no regressions"
-    if cmp.decision != "worse":
-        return False, line + "the gate passes"
-    if drop + 1e-9 < min_effect:  # a drop shown as 2.5 points meets a minimum of 2.5
-        return False, line + (
-            f"the drop of {drop:.1f} pts is under the minimum effect of {min_effect:g} pts: "
-            "the gate passes"
-        )
-    return True, line + "the gate fails"
-
-
-def evidence(cmp: PairedComparison, *, alpha: float) -> str:
-    """What the exact one-sided McNemar tests say of the change, with their p-values:
-    ``better (McNemar exact, one-sided p = 0.031 < 0.05)``.
-
-    ``worse`` reads P(X >= b), ``better`` P(X >= c), X ~ Binomial(b + c, 1/2); with n
-    changed cases neither can fall below 0.5**n, which is what "too few" means.
-    """
-    b, c = cmp.regressions, cmp.improvements
-    worse, better = mcnemar_one_sided(b, c), mcnemar_one_sided(c, b)
-    if cmp.decision == "worse":
-        return f"worse (McNemar exact, one-sided p = {_p(worse)} < {alpha:g})"
-    if cmp.decision == "better":
-        return f"better (McNemar exact, one-sided p = {_p(better)} < {alpha:g})"
-    if cmp.decision == "no_difference":
-        return (
-            f"no significant change (McNemar exact, one-sided: worse p = {_p(worse)}, "
-            f"better p = {_p(better)}, neither < {alpha:g})"
-        )
-    n = b + c
-    if not n:
-        return (
-            "nothing changed (no case went from hit to miss or back: McNemar has nothing to test)"
-        )
-    return (
-        f"too few changed cases to tell (McNemar exact: with {counted(n, 'changed case')} "
-        f"the one-sided p is at least {_p(0.5**n)}, not < {alpha:g})"
-    )
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from ..config.settings import SETTING_KEYS
+from ..config.table import SETTINGS
 from ..discovery import GoldWarning, collected_as_gold, not_collected_because
 from ..errors import counted
 from ..evaluation.suite import Suite, SuiteCache
 from ..run import entry
-from . import hookspecs, integrations, options, workflow_commands
+from . import hookspecs, ini, integrations, options, workflow_commands
 from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
 from .options import OPTIONS
 
@@ -23,26 +23,6 @@ if TYPE_CHECKING:
     from ..render.html import ChunkWindow, DocumentData
 
 DESCRIBED = pytest.StashKey["set[str]"]()
-
-_INI_HELP = {
-    "corpus": "Glob patterns of the corpus files, relative to the rootdir (one per line)",
-    "chunker": "The chunker as module:attr (default: pytest_chunkrecall.chunkers:fixed_size)",
-    "chunker_args": "Arguments for the chunker, as an inline YAML or JSON mapping",
-    "retriever": "The retriever factory as module:attr (default: pytest_chunkrecall.retrievers:bm25)",
-    "retriever_args": "Arguments for the retriever factory, as an inline YAML or JSON mapping",
-    "k": "How many retrieved chunks a needle may be found in (default: 5)",
-    "match": "How needles are matched: exact, normalized or fuzzy (default: normalized)",
-    "fuzzy_threshold": "Lowest rapidfuzz partial-ratio score that counts as found with match fuzzy (default: 90)",
-    "reranker": "The second stage as module:attr: a function rerank(question, chunks, k), or a "
-    "factory of one, of an object with rerank, of a LangChain compressor or LlamaIndex node "
-    "postprocessors",
-    "reranker_args": "Arguments for the reranker, as an inline YAML or JSON mapping",
-    "candidates": "How many chunks the retriever gives the reranker for each question (default: 50)",
-    "loader": "A function module:attr that reads a corpus file (loader(path) -> str), for files that are not UTF-8 text",
-    "reference_loader": "A second, independent function module:attr, loader(path) -> str, that reads the "
-    "source files that are not text (PDF, DOCX) to tell a fact the loader lost (unparsed) from one "
-    "the corpus never had (absent)",
-}
 
 
 def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
@@ -106,94 +86,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="Replace an existing file at the report, Markdown or HTML path that this plugin "
         "did not write (a project's own files are never replaced)",
     )
-    parser.addini(
-        "chunkrecall_html",
-        "The HTML page to write, relative to the rootdir (the command line's --chunkrecall-html wins)",
-    )
-    parser.addini(
-        "chunkrecall_baseline",
-        "The baseline file, relative to the rootdir (the command line's --chunkrecall-baseline wins)",
-    )
-    parser.addini(
-        "chunkrecall_max_drop",
-        "Fail the run when the hit-rate falls by more than this many percentage points "
-        "against the baseline (default: 0 with chunkrecall_gate = cases, no limit with significant)",
-    )
-    parser.addini(
-        "chunkrecall_min_hit_rate",
-        "Fail the run when the hit-rate is below this share, from 0 to 1",
-    )
-    parser.addini(
-        "chunkrecall_gate",
-        "How a baseline comparison fails the run: 'cases' (default) fails on every regression; "
-        "'significant' makes regressions expected failures and fails only when the hit-rate is "
-        "significantly worse (exact McNemar test on the paired cases)",
-    )
-    parser.addini(
-        "chunkrecall_alpha",
-        "Significance level of the gate and of the sweep's evidence, above 0 and at most 0.5 "
-        "(default: 0.05)",
-    )
-    parser.addini(
-        "chunkrecall_min_effect",
-        "With chunkrecall_gate = significant, fail only on a drop of at least this many "
-        "percentage points of hit-rate (default: 0)",
-    )
-    parser.addini(
-        "chunkrecall_gold",
-        "Glob patterns of gold files, relative to the rootdir; replaces the default "
-        "(*.yaml and *.yml files inside a folder named gold)",
-        type="linelist",
-    )
-    for key in SETTING_KEYS:
-        if key == "corpus":
-            parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="linelist")
-        else:
-            parser.addini(f"chunkrecall_{key}", _INI_HELP[key], type="string")
-    parser.addini(
-        "chunkrecall_depth",
-        "How many results a ranked_out case asks the retriever for, to find where the chunk "
-        "that holds its span ranks (default: 50; 0 turns the second call off)",
-    )
-    parser.addini(
-        "chunkrecall_corpus_roots",
-        "Folders outside the rootdir that corpus files may come from, relative to the rootdir "
-        "(one per line); files elsewhere are a collection error",
-        type="linelist",
-    )
-    parser.addini(
-        "chunkrecall_batch_size",
-        "How many questions go to a retriever's search_batch(questions, k) in one call "
-        "(default: 64)",
-    )
-    parser.addini(
-        "chunkrecall_concurrency",
-        "How many retriever calls may be in flight at once, in threads; the retriever must "
-        "then be thread-safe (default: 1)",
-    )
-    parser.addini(
-        "chunkrecall_repeat",
-        "How many times each question is asked, through the same batches and threads; a case "
-        "whose verdict or rank differs between them is unstable, its outcome the worst "
-        "(default: 1)",
-    )
-    parser.addini(
-        "chunkrecall_unstable",
-        "What becomes of an unstable case: 'strict' (default) takes its worst result; "
-        "'quarantine' makes it an expected failure, left out of the baseline comparison",
-    )
-    parser.addini(
-        "chunkrecall_xdist_group",
-        "Under pytest-xdist's --dist load, send all cases of a gold file to one worker, so "
-        "that each worker builds only the suites of the files it runs (default: true)",
-    )
-    parser.addini(
-        "chunkrecall_length",
-        "A function module:attr, length(text) -> int, that measures spans and chunks in the "
-        "geometry summary (e.g. in tokens); default: characters",
-    )
+    for setting in SETTINGS:
+        ini.register(parser, setting)
 
 
+@pytest.hookimpl(tryfirst=True)  # a usage error stops the run before other plugins write files
 def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return  # no run: a bad option must not hide the help it asks for
@@ -315,9 +212,6 @@ def _attach(item: CaseItem, test_report: pytest.TestReport) -> None:
     """
     case = item.case
     outcome = _outcome(test_report)
-    if item.result is not None and item.result.baseline is not None:
-        # the case's change against the baseline, as a value beside the reason's text
-        test_report.chunkrecall_change = item.result.baseline.change  # type: ignore[attr-defined]
     if item.result is not None:
         made = entry.evaluated(
             item.nodeid, item.result, xfail=case.xfail, outcome=outcome, sweep=item.sweep

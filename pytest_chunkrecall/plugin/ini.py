@@ -1,68 +1,135 @@
-"""The plugin's ini options: read, checked against their range, and warned about at their line."""
+"""The plugin's ini options: registered and read through the settings table, each value
+checked by its row, and warned about at its line.
+
+pytest 9 reads the native ``[tool.pytest]`` table with TOML's own types and hands each value
+over only when the registered type takes it. A row whose kind has a TOML type is registered
+as text or that type (``str | int``), so the text forms (pytest.ini, tox.ini, setup.cfg,
+``[tool.pytest.ini_options]``) stay text and are read here, while ``chunkrecall_k = 3``
+arrives as the number 3; either way the row's one check decides. pytest has no type for a
+TOML table (``chunkrecall_chunker_args = {size = 400}``) and refuses it, as a pytest before
+9.2 refuses every typed value: such a value is then read from the configuration file itself.
+"""
 
 from __future__ import annotations
 
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from ..config.kinds import Written
+from ..config.table import BY_NAME, Setting
+from ..errors import ChunkrecallError, shown
+from ..gold.safe_yaml import load_inline
 
-def ini_value(config: pytest.Config, key: str) -> Any:
-    """The ini option ``chunkrecall_<key>`` as pytest read it, a string stripped."""
-    value = config.getini(f"chunkrecall_{key}")
-    return value.strip() if isinstance(value, str) else value
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - pytest itself needs tomli before Python 3.11
+    import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
+TYPED_TOML = pytest.version_tuple >= (9, 2)
+"""Whether pytest registers an option as "text or a TOML type" (``str | int``)."""
 
-def ini_whole(config: pytest.Config, key: str, default: int, *, low: int, high: int) -> int:
-    """A whole-number ini option from ``low`` to ``high``; a usage error naming it otherwise."""
-    raw = ini_value(config, key)
-    if not raw:
-        return default
-    try:
-        value = int(raw, 10)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_{key} must be a whole number from {low} to {high:,}, "
-            f"not {raw!r}"
-        )
-    return value
-
-
-def ini_switch(config: pytest.Config, key: str, *, default: bool) -> bool:
-    """A true/false ini option, spelt as pytest spells its own (yes/no, on/off, 1/0 too)."""
-    raw = str(ini_value(config, key) or "")
-    if not raw:
-        return default
-    if raw.lower() not in _SWITCH:
-        raise pytest.UsageError(f"ini option chunkrecall_{key} must be true or false, not {raw!r}")
-    return _SWITCH[raw.lower()]
-
-
+_NATIVE_TABLES = {"pytest.toml": ("pytest",), ".pytest.toml": ("pytest",)}
 _SWITCH = dict.fromkeys(("true", "yes", "on", "1", "t", "y"), True) | dict.fromkeys(
     ("false", "no", "off", "0", "f", "n"), False
 )
 
 
-def ini_number(
-    config: pytest.Config, key: str, default: float | None, low: float, high: float
-) -> Any:
-    """A number ini option from ``low`` to ``high``; a usage error naming it otherwise."""
-    raw = ini_value(config, key)
-    if not raw:
-        return default
+def register(parser: pytest.Parser, setting: Setting) -> None:
+    """Register ``setting``'s ini option, with its help and the type its kind takes."""
+    kind = setting.kind
+    if kind.written == "lines":
+        parser.addini(setting.option, setting.help, type="linelist")
+    elif TYPED_TOML and kind.native in (int, float, bool):
+        # Text first: an ini file's text is kept as written, for the row's check to read.
+        typed: Any = str | kind.native
+        parser.addini(setting.option, setting.help, type=typed, default="")
+    else:
+        parser.addini(setting.option, setting.help, type="string")
+
+
+def ini_given(config: pytest.Config, name: str) -> Any:
+    """The checked value of the ini option of row ``name``, or ``None`` where none is given.
+
+    Raises ``pytest.UsageError`` naming the option and saying what is wrong with its value.
+    """
+    setting = BY_NAME[name]
+    raw = _raw(config, setting)
+    if raw is None or (isinstance(raw, str | list) and not raw):
+        return None
+    value = _from_text(setting.kind.written, raw, setting.option) if isinstance(raw, str) else raw
+    checked, problem = setting.check(value)
+    if problem:
+        raise pytest.UsageError(f"ini option {setting.option} {problem}")
+    return checked
+
+
+def ini_setting(config: pytest.Config, name: str) -> Any:
+    """The checked value of the ini option of row ``name``, or the row's default."""
+    given = ini_given(config, name)
+    return BY_NAME[name].default if given is None else given
+
+
+def _raw(config: pytest.Config, setting: Setting) -> Any:
     try:
-        value = float(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_{key} must be a number from {low:g} to {high:g}, not {raw!r}"
-        )
-    return value
+        value = config.getini(setting.option)
+    except (pytest.UsageError, TypeError, ValueError) as exc:
+        # What pytest refused is given to the row's check as the file has it, so that
+        # `chunkrecall_k = 2.5` is told what k takes, as `chunkrecall_k = 2.5` in pytest.ini is.
+        native = native_value(config.inipath, setting.option)
+        if native is None:
+            raise pytest.UsageError(str(exc)) from None
+        return native
+    return value.strip() if isinstance(value, str) else value
+
+
+def native_value(inipath: Path | None, option: str) -> Any:
+    """``option``'s value in the native TOML table of ``inipath`` (``[tool.pytest]``, or
+    ``[pytest]`` of a pytest.toml), with its TOML type; ``None`` when it has none."""
+    if inipath is None or inipath.suffix != ".toml":
+        return None
+    try:
+        document = tomllib.loads(inipath.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return None
+    table: Any = document
+    for key in _NATIVE_TABLES.get(inipath.name, ("tool", "pytest")):
+        table = table.get(key) if isinstance(table, dict) else None
+    return table.get(option) if isinstance(table, dict) else None
+
+
+def _from_text(written: Written, text: str, option: str) -> Any:
+    """What an ini file's ``text`` means for a setting written as ``written``; text that
+    means nothing of the kind is passed on as it is, for the row's check to name."""
+    text = text.strip()
+    if written == "whole":
+        try:
+            return int(text, 10)
+        except ValueError:
+            return text
+    if written == "number":
+        try:
+            return float(text)
+        except ValueError:
+            return text
+    if written == "switch":
+        return _SWITCH.get(text.lower(), text)
+    if written == "inline":
+        try:
+            return load_inline(text, key=option)
+        except yaml.YAMLError:
+            raise pytest.UsageError(
+                f"ini option {option}: cannot read {shown(text)} as YAML or JSON"
+            ) from None
+        except ChunkrecallError as exc:
+            raise pytest.UsageError(str(exc)) from None
+    if written == "lines":
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    return text
 
 
 def ini_line(inipath: Path | None, key: str) -> int:

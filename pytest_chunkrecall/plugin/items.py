@@ -10,19 +10,20 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from ..baseline.case_outcome import case_outcome, quarantined
 from ..baseline.drift import span_documents
-from ..baseline.gating import case_outcome, quarantined
 from ..baseline.saved import mark as baseline_mark
 from ..chunking import sweepable
 from ..corpus import check_roots, fingerprint, from_mapping
-from ..errors import USER_FAULTS, ChunkrecallError, raised, trimmed
+from ..errors import USER_FAULTS, ChunkrecallError, printable, raised, trimmed
 from ..evaluation.gold_facts import GoldInfo
-from ..evaluation.plan import Plan, Supplied, plan
+from ..evaluation.plan import Plan, plan
 from ..evaluation.repeat import ranks_text
 from ..evaluation.results import CaseResult
+from ..evaluation.setup import Supplied
 from ..evaluation.suite import Suite, SuiteCache
 from ..gold import Case, load
-from ..render.failure import explain, printable
+from ..render.failure import explain
 from ..retrieval.duplicates import RetrievalWarning
 from ..run import sweep
 from . import ahead
@@ -119,6 +120,13 @@ class GoldFile(pytest.File):
     """A gold YAML file; collects one :class:`CaseItem` per case."""
 
     def collect(self) -> Iterator[CaseItem]:
+        if printable(self.nodeid) != self.nodeid:
+            # its cases' node ids would carry the characters into every summary, Markdown
+            # page and CI annotation
+            raise self.CollectError(
+                f"chunkrecall: {printable(self.nodeid)}: the gold file's path holds control "
+                "characters; rename the file"
+            )
         try:
             the_plan = plan_gold_file(self.config, self.ihook, self.path, self.nodeid)
         except ChunkrecallError as exc:

@@ -4,41 +4,44 @@ from __future__ import annotations
 
 import glob
 import numbers
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
 from ..baseline import saved as baseline
-from ..baseline.gating import GATES, GateSettings
+from ..baseline.policy import GateSettings
 from ..baseline.saved import Baseline
-from ..config.limits import k_problem
 from ..config.resolve import resolve
-from ..config.settings import (
-    DEFAULT_CANDIDATES,
+from ..config.settings import SETTING_KEYS, Settings
+from ..config.table import (
+    BY_NAME,
+    DEFAULT_BATCH_SIZE,
     DEFAULT_DEPTH,
-    DEFAULT_K,
-    SETTING_KEYS,
-    Settings,
-    check_setting,
+    candidates_problem,
+    resolved_k,
 )
-from ..corpus import ROOTS_OPTION, corpus_roots, matches_pattern
+from ..corpus import corpus_roots
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
-from ..evaluation.repeat import MAX_REPEAT, POLICIES, Policy
+from ..evaluation.repeat import Policy
 from ..evaluation.suite import Component
-from ..files import foreign_content, not_regular, output_problem, real_target
-from ..gold.safe_yaml import load_inline
+from ..files import not_regular, real_target
+from ..guard import (
+    NORECURSE,
+    Holds,
+    OutputPath,
+    Protected,
+    Rule,
+    check,
+    lock_problem,
+    quoted,
+    survey,
+)
 from ..run import sweep
-from .ini import ini_number, ini_switch, ini_value, ini_whole, warn_at_ini
-
-DEFAULT_BATCH_SIZE = 64
-MAX_BATCH_SIZE = 100_000
-MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
-# the project's own files, by name: no output of the run may land on one
-PROJECT_FILES = frozenset(("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg", "conftest.py"))
+from .ini import ini_given, ini_setting, warn_at_ini
 
 
 @dataclass(frozen=True)
@@ -85,25 +88,32 @@ class Options:
 
 
 OPTIONS = pytest.StashKey[Options]()
-MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question
 
 
 def read(config: pytest.Config) -> Options:
     """Read and check every chunkrecall option; raises ``pytest.UsageError`` naming the bad one."""
     k = config.getoption("chunkrecall_k")
-    if k is not None and k_problem(k):
-        raise pytest.UsageError(f"--chunkrecall-k {k_problem(k)}")
+    problem = None if k is None else BY_NAME["k"].check(k)[1]
+    if problem:
+        raise pytest.UsageError(f"--chunkrecall-k {problem}")
     spec = config.getoption("chunkrecall_sweep")
     try:
         settings = sweep.parse(spec) if spec is not None else None
     except ValueError as exc:
         raise pytest.UsageError(f"--chunkrecall-sweep {spec!r}: {exc}") from None
     gold_files = _gold_files(config)
-    setup = _baseline_setup(config)
+    # Surveyed where the run's files are written: an xdist worker writes none of them.
+    protected = Protected(config.rootpath)
+    if not hasattr(config, "workerinput") and _writes_files(config):
+        protected = _protected(config, gold_files)
+        _step_summary(config, protected)
+    setup = _baseline_setup(config, protected)
     force = bool(config.getoption("chunkrecall_force"))
-    report = _output(config, "--chunkrecall-report", gold_files, force=force, report=True)
-    markdown = _output(config, "--chunkrecall-markdown", gold_files, force=force)
-    html = _output(config, "--chunkrecall-html", gold_files, force=force, ini="chunkrecall_html")
+    report = _output(config, "--chunkrecall-report", protected, force=force, holds="report")
+    markdown = _output(config, "--chunkrecall-markdown", protected, force=force, holds="markdown")
+    html = _output(
+        config, "--chunkrecall-html", protected, force=force, holds="html", ini="chunkrecall_html"
+    )
     _one_file_each(config, setup, report=report, markdown=markdown, html=html)
     ini = _ini_settings(config)
     _check_candidates(ini, k)
@@ -120,24 +130,13 @@ def read(config: pytest.Config) -> Options:
         report=report,
         markdown=markdown,
         html=html,
-        depth=ini_whole(config, "depth", DEFAULT_DEPTH, low=0, high=MAX_DEPTH),
-        corpus_roots=corpus_roots(config.rootpath, config.getini(ROOTS_OPTION)),
-        batch_size=ini_whole(config, "batch_size", DEFAULT_BATCH_SIZE, low=1, high=MAX_BATCH_SIZE),
-        concurrency=ini_whole(config, "concurrency", 1, low=1, high=MAX_CONCURRENCY),
-        xdist_group=ini_switch(config, "xdist_group", default=True),
-        repeat=ini_whole(config, "repeat", 1, low=1, high=MAX_REPEAT),
-        unstable=_unstable(config),
-    )
-
-
-def _unstable(config: pytest.Config) -> Policy:
-    """What becomes of an unstable case: ``chunkrecall_unstable``, checked now."""
-    value = ini_value(config, "unstable") or "strict"
-    for policy in POLICIES:
-        if value == policy:
-            return policy
-    raise pytest.UsageError(
-        f"ini option chunkrecall_unstable must be one of {', '.join(POLICIES)}, not {value!r}"
+        depth=ini_setting(config, "depth"),
+        corpus_roots=corpus_roots(config.rootpath, list(ini_given(config, "corpus_roots") or ())),
+        batch_size=ini_setting(config, "batch_size"),
+        concurrency=ini_setting(config, "concurrency"),
+        xdist_group=ini_setting(config, "xdist_group"),
+        repeat=ini_setting(config, "repeat"),
+        unstable=ini_setting(config, "unstable"),
     )
 
 
@@ -145,21 +144,20 @@ def _check_candidates(ini: Settings, k_override: int | None) -> None:
     """A reranker picks k of the candidates: fewer candidates than k is a usage error."""
     if ini.reranker is None and ini.candidates is None:
         return
-    candidates = ini.candidates or DEFAULT_CANDIDATES
-    k = k_override or ini.k or DEFAULT_K
-    if k > candidates:
+    candidates = ini.candidates or BY_NAME["candidates"].default
+    given = "--chunkrecall-k" if k_override else "chunkrecall_k" if ini.k else "the default k"
+    problem = candidates_problem(
+        candidates, resolved_k(k_override, ini.k), k_from=given, named="chunkrecall_candidates"
+    )
+    if problem is not None:
         named = "chunkrecall_candidates" if ini.candidates else "the default candidates"
-        given = "--chunkrecall-k" if k_override else "chunkrecall_k" if ini.k else "the default k"
-        raise pytest.UsageError(
-            f"ini option {named} ({candidates}) is less than k ({k}, {given}): the reranker "
-            "picks the top k from the candidates; raise chunkrecall_candidates or lower k"
-        )
+        raise pytest.UsageError(f"ini option {named} ({candidates}) {problem}")
 
 
 def _function(config: pytest.Config, key: str, *, what: str) -> Component | None:
     """The function an ini option names as ``module:attr``, imported once for the whole run."""
-    reference = ini_value(config, key)
-    if not reference:
+    reference = ini_given(config, key)
+    if reference is None:
         return None
     try:
         return Component.of(reference, resolve(reference, what=what, where=None))
@@ -199,69 +197,107 @@ def _length(config: pytest.Config) -> Component | None:
 def _output(
     config: pytest.Config,
     option: str,
-    gold_files: set[Path] | None,
+    protected: Protected,
     *,
     force: bool,
-    report: bool = False,
+    holds: Holds,
     ini: str | None = None,
 ) -> str | None:
-    """A file the run will write: refused now if it cannot be, rather than lost at the end,
-    and refused if it is the user's own (a project file, or a file this plugin did not write).
+    """A file the run will write, checked by the output guard now rather than lost at the end.
 
     The command line's path is relative to the current folder; an ini option's (``ini``)
     to the rootdir.
     """
     value = config.getoption(option.lstrip("-").replace("-", "_"))
+    if value == "":  # given, but empty (an emptied variable in a CI script): no silent skip
+        raise pytest.UsageError(f"{option} is empty: give the path of the file to write")
     base = config.invocation_params.dir
     if not value and ini is not None:
-        value = ini_value(config, ini.removeprefix("chunkrecall_"))
+        value = ini_given(config, ini.removeprefix("chunkrecall_"))
         base = config.rootpath
         if value:
             value = str(base / value)
     if not value:
         return None
-    path = base / value
-    problem = output_problem(path)
-    if problem:
-        raise pytest.UsageError(f"{option} {value}: {problem}")
-    owned = _project_file(config, path, gold_files)
-    if owned:
-        raise pytest.UsageError(
-            f"{option} {value}: {owned}, and the run never writes over the project's own "
-            "files; give another path"
-        )
-    foreign = None if force else foreign_content(path, report=report)
-    if foreign:
-        raise pytest.UsageError(
-            f"{option} {value}: {foreign}; give another path, or add --chunkrecall-force "
-            "to replace it"
-        )
+    output = OutputPath(base / value, f"{option} {quoted(value)}", holds)
+    try:
+        check(output, protected, force=force, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
     return str(value)
 
 
-def _project_file(config: pytest.Config, path: Path, gold_files: set[Path] | None) -> str | None:
-    """What of the project's own ``path`` is (the ini file, a gold file, a corpus document,
-    source), or ``None`` when it is none of them."""
-    target = real_target(path)
-    if config.inipath is not None and target == real_target(config.inipath):
-        return "it is the ini file of this run"
-    if target.name in PROJECT_FILES:
-        return f"it is the project's {target.name}"
-    if target.suffix == ".py":
-        return "it is a Python source file"
-    if target.suffix in (".yaml", ".yml"):
-        parts = (
-            target.relative_to(config.rootpath).parts
-            if target.is_relative_to(config.rootpath)
-            else ()
+def _protected(config: pytest.Config, gold_files: set[Path] | None) -> Protected:
+    """What no output of this run may replace: the project's files and the other outputs."""
+    rootdir, here = config.rootpath, config.invocation_params.dir
+    named = [here / argument.split("::", 1)[0] for argument in config.args]
+    known = {path: "a gold file" for path in gold_files or ()}
+    for path in named:
+        if path.suffix in (".yaml", ".yml") and path.is_file():
+            known[path] = "a gold file named on the command line"
+    rules = [
+        Rule(pattern, rootdir, f"a corpus document (ini option chunkrecall_corpus: {pattern!r})")
+        for pattern in ini_given(config, "corpus") or ()
+    ]
+    rules += [
+        Rule(
+            pattern,
+            rootdir,
+            f"where gold files are collected (ini option chunkrecall_gold: {pattern!r})",
         )
-        if "gold" in parts[:-1] or (gold_files is not None and target in gold_files):
-            return "it is a gold file"
-    patterns = config.getini("chunkrecall_corpus") or []
-    for pattern in [patterns] if isinstance(patterns, str) else patterns:
-        if any(matches_pattern(name, pattern, config.rootpath) for name in (path, target)):
-            return f"it is a corpus document (ini option chunkrecall_corpus: {pattern!r})"
-    return None
+        for pattern in ini_given(config, "gold") or ()
+    ]
+    files = {} if config.inipath is None else {config.inipath: "it is the ini file of this run"}
+    return survey(
+        rootdir,
+        writer="the run",
+        search=named if gold_files is None else (),
+        gold_files=known.items(),
+        rules=rules,
+        files=files,
+        taken=_other_outputs(config),
+        norecurse=config.getini("norecursedirs") or NORECURSE,
+    )
+
+
+def _writes_files(config: pytest.Config) -> bool:
+    """Whether this run writes (or appends to) any file: only then is the project surveyed."""
+    options = ("chunkrecall_report", "chunkrecall_markdown", "chunkrecall_html")
+    return (
+        any(config.getoption(option) for option in options)
+        or bool(config.getoption("chunkrecall_update_baseline"))
+        or bool(ini_given(config, "html"))
+        or bool(os.environ.get("GITHUB_STEP_SUMMARY"))
+    )
+
+
+def _other_outputs(config: pytest.Config) -> dict[Path, str]:
+    """The files other plugins write in this run: no output of this one may be one of them."""
+    here = config.invocation_params.dir
+    found = {
+        "--junitxml": getattr(config.option, "xmlpath", None),
+        "pytest-html's --html": getattr(config.option, "htmlpath", None),
+        "--json-report-file": getattr(config.option, "json_report_file", None)
+        if getattr(config.option, "json_report", False)
+        else None,
+    }
+    return {
+        here / os.path.expanduser(value): f"the file of {option} in this run"
+        for option, value in found.items()
+        if value
+    }
+
+
+def _step_summary(config: pytest.Config, protected: Protected) -> None:
+    """``$GITHUB_STEP_SUMMARY``, appended to at the end: never a project file."""
+    value = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not value:
+        return
+    output = OutputPath(Path(value), f"GITHUB_STEP_SUMMARY {quoted(value)}", "summary")
+    try:
+        check(output, protected, force=False, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def _one_file_each(
@@ -292,12 +328,12 @@ def _one_file_each(
         seen[target] = what
 
 
-def _baseline_setup(config: pytest.Config) -> BaselineSetup:
+def _baseline_setup(config: pytest.Config, protected: Protected) -> BaselineSetup:
     """Where the baseline is, read now so that a bad one stops the run before any test."""
     gates = _gate_settings(config)
     update = bool(config.getoption("chunkrecall_update_baseline"))
     option = config.getoption("chunkrecall_baseline")
-    ini = ini_value(config, "baseline")
+    ini = ini_given(config, "baseline")
     if option:
         path, name = config.invocation_params.dir / option, option
     elif ini:
@@ -309,13 +345,12 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
         )
     else:
         return BaselineSetup(gates=gates)
-    problem = output_problem(path) if update else not_regular(path)
-    if update and not path.parent.is_dir():
-        problem = f"the folder {path.parent} does not exist; create it first"
-    if problem:
-        raise pytest.UsageError(
-            f"cannot {'write' if update else 'read'} baseline {name}: {problem}"
-        )
+    if update:
+        _check_baseline(path, name, protected)
+    else:
+        problem = not_regular(path)
+        if problem:
+            raise pytest.UsageError(f"cannot read baseline {quoted(name)}: {problem}")
     if not path.exists():
         return BaselineSetup(path, name, update, None, not update, gates)
     try:
@@ -329,65 +364,45 @@ def _baseline_setup(config: pytest.Config) -> BaselineSetup:
     return BaselineSetup(path, name, update, loaded, False, gates)
 
 
+def _check_baseline(path: Path, name: str, protected: Protected) -> None:
+    """The baseline an updating run writes: through the output guard, its folder, its lock."""
+    output = OutputPath(path, f"cannot write baseline {quoted(name)}", "baseline")
+    try:
+        check(output, protected, force=False, force_option="--chunkrecall-force")
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    problem = lock_problem(path)
+    if not path.parent.is_dir():
+        problem = f"the folder {quoted(path.parent)} does not exist; create it first"
+    if problem:
+        raise pytest.UsageError(f"cannot write baseline {quoted(name)}: {problem}")
+
+
 def _gate_settings(config: pytest.Config) -> GateSettings:
     """The gates' ini options; a bad one stops the run before any test, naming it."""
-    gate = ini_value(config, "gate") or "cases"
-    if gate not in GATES:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_gate must be one of {', '.join(GATES)}, not {gate!r}"
-        )
-    try:
-        alpha = ini_number(config, "alpha", 0.05, 0.0, 0.5)
-    except pytest.UsageError:
-        alpha = 0.0
-    if alpha == 0.0:
-        # Above 0.5 a one-sided test could call one change both worse and better.
-        raise pytest.UsageError(
-            "ini option chunkrecall_alpha must be a number above 0 and at most 0.5, "
-            f"not {ini_value(config, 'alpha')!r}"
-        )
     return GateSettings(
-        gate=gate,
-        alpha=alpha,
-        min_effect=ini_number(config, "min_effect", 0.0, 0.0, 100.0),
-        max_drop=ini_number(config, "max_drop", None, 0.0, 100.0),
-        min_hit_rate=ini_number(config, "min_hit_rate", None, 0.0, 1.0),
+        gate=ini_setting(config, "gate"),
+        alpha=ini_setting(config, "alpha"),
+        min_effect=ini_setting(config, "min_effect"),
+        max_drop=ini_setting(config, "max_drop"),
+        min_hit_rate=ini_setting(config, "min_hit_rate"),
     )
 
 
-_INLINE = ("chunker_args", "retriever_args", "reranker_args", "k", "fuzzy_threshold", "candidates")
-
-
 def _ini_settings(config: pytest.Config) -> Settings:
+    """What the ini file sets of the settings a gold file may set too, each checked."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
     for key in SETTING_KEYS:
-        raw = ini_value(config, key)
-        if not raw:
-            continue
-        option = f"chunkrecall_{key}"
-        value: Any = raw
-        if key in _INLINE and isinstance(raw, str):
-            try:
-                value = load_inline(raw, key=option)
-            except yaml.YAMLError:
-                raise pytest.UsageError(
-                    f"ini option {option}: cannot read {shown(raw)} as YAML or JSON"
-                ) from None
-            except ChunkrecallError as exc:
-                raise pytest.UsageError(str(exc)) from None
-        if key == "corpus":
-            value = list(raw)
-        value, problem = check_setting(key, value)
-        if problem:
-            raise pytest.UsageError(f"ini option {option} {problem}")
-        values[key] = value
-        origins[key] = f"ini option {option}"
+        value = ini_given(config, key)
+        if value is not None:
+            values[key] = value
+            origins[key] = f"ini option chunkrecall_{key}"
     return Settings(**values, corpus_base=config.rootpath, origins=origins)
 
 
 def _gold_files(config: pytest.Config) -> set[Path] | None:
-    patterns = config.getini("chunkrecall_gold")
+    patterns = ini_given(config, "gold")
     if not patterns:
         return None
     found: set[Path] = set()

@@ -25,17 +25,21 @@ from typing import TYPE_CHECKING
 import pytest
 
 from ..baseline import saved as baseline
-from ..baseline.gating import GateOutcome, accept_command, existing_cases, gate_run
-from ..baseline.update import write_updated
+from ..baseline.decision import GateOutcome, gate_run
+from ..baseline.existing import existing_cases
+from ..baseline.update import accept_command, write_updated
 from ..errors import ChunkrecallError, counted
 from ..evaluation.gold_facts import GoldInfo
 from ..files import append_text, write_atomically
+from ..guard import quoted
 from ..render import json_report, markdown
-from ..render.summary import STYLES, Style, SummaryContext, summary_lines
+from ..render.summary import Summary, SummaryContext, fails_run, summarise
+from ..render.terminal_summary import STYLES, Style, summary_lines
 from ..run import completeness, entry, source, sweep
 from ..run.completeness import Completeness
 from ..run.entry import CaseEntry
 from ..run.fold import RunFold, RunSummary
+from ..run.notes import RunNotes
 from ..run.spool import Spool
 from .items import CaseItem
 from .options import OPTIONS
@@ -50,6 +54,10 @@ _MARKUP: dict[Style, dict[str, bool]] = {
     "red_bold": {"red": True, "bold": True},
     "yellow": {"yellow": True},
 }
+
+
+_NOT_PASSING = "a run that did not evaluate every selected case does not pass"
+_RUNNING_NOTHING = ("collectonly", "setuponly", "setupplan")  # pytest's --co, --setup-only/plan
 
 
 class RunOwner:
@@ -75,7 +83,8 @@ class RunOwner:
         self.reported: set[str] = set()  # the cases whose report arrived
         self.completeness = Completeness()
         self.outcome = GateOutcome()
-        self.summary: RunSummary | None = None
+        self.notes = RunNotes()
+        self.summary: Summary | None = None
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         self.selected = {item.nodeid for item in session.items if isinstance(item, CaseItem)}
@@ -118,6 +127,7 @@ class RunOwner:
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not len(self.fold):
+            self._nothing_evaluated(session, exitstatus)
             return
         setup = self.config.stash[OPTIONS].baseline
         gold_files = self.fold.gold_file_paths()
@@ -130,7 +140,7 @@ class RunOwner:
             if setup.path is not None
             else {}
         )
-        self.summary = summary = self.fold.finish(existing=existing)
+        summary = self.fold.finish(existing=existing)
         interrupted = exitstatus in (pytest.ExitCode.INTERRUPTED, pytest.ExitCode.INTERNAL_ERROR)
         self.completeness = completeness.of_run(
             selected=self.selected,
@@ -152,14 +162,39 @@ class RunOwner:
             gating=not setup.update and not interrupted,
         )
         self._baseline(summary, existing, interrupted=interrupted)
+        notes = self.notes
         incomplete = self.completeness.line()
         if incomplete is not None and setup.loaded is not None and not setup.update:
-            outcome.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+            notes.errors.append(f"{incomplete}; the gate does not pass on part of a run")
+        elif incomplete is not None and exitstatus == pytest.ExitCode.OK:
+            # nothing else failed the run (a worker's internal error, a plugin that dropped
+            # a case): its hit rate is that of part of its cases, and it must not pass
+            notes.errors.append(f"{incomplete}; {_NOT_PASSING}")
         elif incomplete is not None:
-            outcome.notes.append(incomplete)
-        outcome.errors += sweep.failures(summary.sweep_rows)
+            notes.notes.append(incomplete)
+        notes.errors += sweep.failures(summary.sweep_rows)
         self._fail(session)
-        self._write_outputs(session, summary)
+        # one summary, which every output of the run prints
+        self.summary = summarise(summary, outcome, self._context(session), notes)
+        self._write_outputs(session, self.summary)
+
+    def _nothing_evaluated(self, session: pytest.Session, exitstatus: int) -> None:
+        """Fail a run that selected cases and got the report of none, when nothing else
+        failed it: there is no summary to gate, and no case passed."""
+        if exitstatus != pytest.ExitCode.OK or not self.selected - self.reported - self.crashed:
+            return
+        if any(self.config.getoption(name) for name in _RUNNING_NOTHING):
+            return  # the user asked for a run that evaluates nothing
+        self.completeness = completeness.of_run(
+            selected=self.selected,
+            reported=self.reported | self.crashed,
+            interrupted=False,
+            stopped=_stopped(session),
+            crashed=bool(self.crashed),
+            selection=selection_of(self.config, len(self.selected)),
+        )
+        self.notes.errors.append(f"{self.completeness.line()}; {_NOT_PASSING}")
+        self._fail(session)
 
     def _baseline(
         self,
@@ -170,17 +205,17 @@ class RunOwner:
     ) -> None:
         """Update the baseline, when asked to, or say there is none yet."""
         setup = self.config.stash[OPTIONS].baseline
-        outcome = self.outcome
+        notes = self.notes
         if setup.path is None:
             return
         if not setup.update:
             if setup.missing:
-                outcome.notes.append(
+                notes.notes.append(
                     f"no baseline at {setup.name} yet: create it with {baseline.UPDATE}"
                 )
             return
         if interrupted or not summary.totals.cases:
-            outcome.notes.append(
+            notes.notes.append(
                 f"baseline {setup.name} not written: the run was interrupted or evaluated nothing"
             )
             return
@@ -196,56 +231,49 @@ class RunOwner:
                 unevaluated=summary.unevaluated,
             )
         except ChunkrecallError as exc:
-            outcome.errors.append(str(exc))
+            notes.errors.append(str(exc))
         else:
-            outcome.notes.append(f"baseline {setup.name} written: {counted(written.size, 'case')}")
+            notes.notes.append(
+                f"baseline {quoted(setup.name)} written: {counted(written.size, 'case')}"
+            )
             kept = written.kept_line()
             if kept is not None:
-                outcome.notes.append(kept)
+                notes.notes.append(kept)
 
-    def _write_outputs(self, session: pytest.Session, summary: RunSummary) -> None:
+    def _write_outputs(self, session: pytest.Session, summary: Summary) -> None:
         """Write the report, the HTML page and the Markdown the options ask for."""
         options = self.config.stash[OPTIONS]
-        setup = options.baseline
-        if options.report or options.html:
+        if options.report:
+            setup = options.baseline
             report = json_report.head(
-                summary,
+                summary.run,
                 self.outcome,
                 baseline_name=setup.name if setup.path is not None else None,
                 source=source.of_run(self.config.rootpath),
                 completeness=self.completeness,
             )
-            if options.report:
-                self._write(
-                    session, Path(options.report), json_report.text(report, self.spool.texts())
-                )
-            if options.html:
-                from ..render import html  # the page's renderer, only for a run that asks for it
+            self._write(session, Path(options.report), json_report.text(report, self.spool.texts()))
+        if options.html:
+            from ..render import html  # the page's renderer, only for a run that asks for it
 
-                cases = [entry.loads(text) for text in self.spool.texts()]
-                page: html.PageData = {
-                    "report": {**report, "cases": cases},
-                    "documents": list(self.documents.values()),
-                }
-                self._write(session, Path(options.html), [html.render_page(page)])
+            page: html.PageData = {
+                "summary": summary,
+                "cases": [entry.loads(text) for text in self.spool.texts()],
+                "documents": list(self.documents.values()),
+            }
+            self._write(session, Path(options.html), [html.render_page(page)])
         step_summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if not options.markdown and not step_summary:
             return
-        text = markdown.render(
-            summary,
-            self.outcome,
-            accept=run_accept_command(self.config),
-            failed=session.exitstatus != pytest.ExitCode.OK,
-            incomplete=self.completeness.line(),
-        )
+        text = markdown.render(summary)
         if options.markdown:
             self._write(session, Path(options.markdown), [text])
         if step_summary:
             try:
                 append_text(Path(step_summary), text)
             except OSError as exc:
-                self.outcome.notes.append(
-                    f"cannot append to GITHUB_STEP_SUMMARY {step_summary}: {exc.strerror or exc}"
+                self.notes.notes.append(
+                    f"cannot append to GITHUB_STEP_SUMMARY {quoted(step_summary)}: {exc.strerror or exc}"
                 )
 
     def _write(self, session: pytest.Session, path: Path, text: Iterable[str]) -> None:
@@ -254,25 +282,27 @@ class RunOwner:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_atomically(path, text)
         except OSError as exc:
-            self.outcome.errors.append(f"cannot write {path}: {exc.strerror or exc}")
+            self.notes.errors.append(f"cannot write {quoted(path)}: {exc.strerror or exc}")
             self._fail(session)
         else:
-            self.outcome.written.append(str(path))
+            self.notes.written.append(str(path))
 
     def _fail(self, session: pytest.Session) -> None:
         """Fail the run (exit status 1) when a gate failed and nothing else failed it already."""
-        if self.outcome.fails_run and session.exitstatus == pytest.ExitCode.OK:
+        if fails_run(self.outcome, self.notes) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     @pytest.hookimpl(trylast=True)
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.summary is None:
+            for error in self.notes.errors:  # a run that evaluated no case
+                terminalreporter.write_line(f"chunkrecall: FAILED: {error}", **_MARKUP["red_bold"])
             return
         terminalreporter.write_sep("=", "chunkrecall")
-        for line in summary_lines(self.summary, self.outcome, self._context()):
+        for line in summary_lines(self.summary):
             terminalreporter.write_line(line.text, **_MARKUP[STYLES[line.kind]])
 
-    def _context(self) -> SummaryContext:
+    def _context(self, session: pytest.Session) -> SummaryContext:
         """What this pytest run's summary says besides the fold and the gates."""
         config = self.config
         options = config.stash[OPTIONS]
@@ -285,10 +315,11 @@ class RunOwner:
             else None,
             report_path=options.report,
             html_path=options.html,
-            written=tuple(self.outcome.written),
             alpha=setup.gates.alpha,
             verbose=config.get_verbosity() > 0,
             tbstyle=config.option.tbstyle,
+            failed=session.exitstatus != pytest.ExitCode.OK,
+            incomplete=self.completeness.line(),
         )
 
     def pytest_unconfigure(self) -> None:

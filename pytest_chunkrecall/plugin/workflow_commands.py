@@ -5,7 +5,8 @@ case prints ``::error file=gold/x.yaml,line=12,title=chunkrecall split: refund-w
 to stderr, where the runner turns it into an annotation on that line of the pull request.
 An unexpected pass is a warning (an error when strict xfail fails it); a regression that
 ``chunkrecall_gate = significant`` makes an expected failure is announced at the end of the
-run, as an error when the run failed and a warning when the gate let it pass.
+run, from the run's summary (:mod:`..render.summary`), as an error when the run failed and a
+warning when the gate let it pass.
 
 pytest-github-actions-annotate-failures annotates every failed test. Where it is
 installed, it is unregistered and called from here for every report that is not a gold
@@ -17,38 +18,30 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import pytest
 
-from .ini import ini_value
+from .ini import ini_setting
 
-ANNOTATIONS = ("auto", "off")
+if TYPE_CHECKING:
+    from .owner import RunOwner
+
 GOLD_SUFFIXES = (".yaml", ".yml")
 MAX_MESSAGE = 4_000  # characters of the failure shown in the annotation; the log has it all
 # pytest-github-actions-annotate-failures registers its reporter under this name
 THEIRS = "annotate_errors"
+# the run's owner, whose summary names the regressions
+OWNER = "chunkrecall-owner"
 
 Level = Literal["error", "warning"]
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini(
-        "chunkrecall_annotations",
-        "GitHub workflow commands on the gold line of each failing case when "
-        "GITHUB_ACTIONS=true: auto (default) or off",
-    )
 
 
 @pytest.hookimpl(trylast=True)  # after pytest-github-actions-annotate-failures registered
 def pytest_configure(config: pytest.Config) -> None:
     if config.option.help or config.option.markers:
         return
-    setting = ini_value(config, "annotations") or "auto"
-    if setting not in ANNOTATIONS:
-        raise pytest.UsageError(
-            f"ini option chunkrecall_annotations must be auto or off, not {setting!r}"
-        )
+    setting = ini_setting(config, "annotations")
     if setting == "off" or os.environ.get("GITHUB_ACTIONS") != "true":
         return
     if hasattr(config, "workerinput"):
@@ -89,8 +82,7 @@ class Annotations:
     def __init__(self, config: pytest.Config, theirs: Any) -> None:
         self.config = config
         self.theirs = theirs
-        self.gate = ini_value(config, "gate") or "cases"
-        self.regressions: list[tuple[pytest.TestReport, str]] = []
+        self.gate = ini_setting(config, "gate")
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -118,44 +110,37 @@ class Annotations:
                 "and it is now a hit: "
                 "remove its xfail, or accept the new baseline",
             )
-        elif report.skipped and reason is not None and _change(report) == "regression":
-            # an expected failure that regressed: the significant gate tolerates it for now
-            self.regressions.append((report, reason))
 
     @pytest.hookimpl(trylast=True)  # after the run's end has let the gate set the exit status
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        owner: RunOwner | None = self.config.pluginmanager.get_plugin(OWNER)
+        summary = owner.summary if owner is not None else None
+        if summary is None or summary.outcome.comparison is None or self.gate != "significant":
+            return  # under gate "cases" a regression fails its test, annotated as it failed
+        from ..baseline.reasons import tolerated_regression  # the controller's, at the end
+
         failed = session.exitstatus != pytest.ExitCode.OK
         level: Level = "error" if failed else "warning"
         verdict = "fails the run" if failed else "lets the run pass"
-        for report, reason in self.regressions:
-            self._print(
+        for result, entry in summary.outcome.comparison.regressions:
+            self._annotate(
                 level,
-                report,
-                f"chunkrecall regression: {_case(report)}",
-                f"{reason.split(': ', 1)[-1]}; the gate ({self.gate}) {verdict}",
-                titled=False,
+                result.gold_file,
+                result.line,
+                f"chunkrecall regression: {result.id}",
+                f"{tolerated_regression(entry, result.verdict)}; the gate ({self.gate}) {verdict}",
             )
-        self.regressions.clear()
 
-    def _print(
-        self,
-        level: Level,
-        report: pytest.TestReport,
-        title: str,
-        message: str,
-        *,
-        titled: bool = True,
-    ) -> None:
+    def _print(self, level: Level, report: pytest.TestReport, title: str, message: str) -> None:
         path, line, _ = report.location
+        # reportinfo's line is 0-based
+        self._annotate(level, str(path), (line or 0) + 1, f"{title}: {_case(report)}", message)
+
+    def _annotate(self, level: Level, path: str, line: int, title: str, message: str) -> None:
+        """An annotation on ``line`` (1-based) of the gold file at ``path`` (rootdir-relative)."""
         text = message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE] + "…"
         print(
-            command(
-                level,
-                file=self._path(str(path)),
-                line=(line or 0) + 1,  # reportinfo's line is 0-based
-                title=f"{title}: {_case(report)}" if titled else title,
-                message=text,
-            ),
+            command(level, file=self._path(path), line=line, title=title, message=text),
             file=sys.stderr,
             flush=True,
         )
@@ -174,13 +159,6 @@ class Annotations:
 
 def _case(report: pytest.TestReport) -> str:
     return report.nodeid.rsplit("::", 1)[-1]
-
-
-def _change(report: pytest.TestReport) -> str | None:
-    """The case's change against the baseline (``regression``, …), which its report carries
-    beside the reason's text; ``None`` without a baseline."""
-    change = getattr(report, "chunkrecall_change", None)
-    return str(change) if change is not None else None
 
 
 def _verdict(report: pytest.TestReport) -> str:

@@ -5,10 +5,8 @@ The message survives xdist as it is (it travels on the report as text).
 
 from __future__ import annotations
 
-import re
-
 from ..baseline.drift import DOCUMENT_CHANGED
-from ..errors import shown, trimmed
+from ..errors import printable, shown, trimmed
 from ..evaluation.results import CaseResult, ChunkView
 from ..evaluation.verdicts import KINDS
 
@@ -20,12 +18,6 @@ _WHY_FIRST_STAGE = (
 _WHY_PINNED = "it is not in the documents the case's doc names: a gold-data error (fix the doc, the needle or the span)"
 _WHY_OUTSIDE = "the span was found, but a needle is not inside it: a gold-data error (fix the needle or the span)"
 _OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
-# What printable() escapes: the control characters (Unicode category Cc, which is
-# exactly these two ranges), which move the cursor, and the bidirectional controls,
-# which re-order the text shown after them.
-_UNPRINTABLE = re.compile(
-    "[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069]"
-)
 
 
 def explain(result: CaseResult) -> str:
@@ -42,7 +34,10 @@ def explain(result: CaseResult) -> str:
         lines += _absent(result)
     if result.loading is not None:
         lines += _unparsed(result)
-    lines += [f"  not checked: {printable(note)}" for note in result.reference_notes]
+    for note in result.reference_notes:  # a loader's traceback is shown as its lines
+        first, *rest = note.splitlines() or [""]
+        lines.append(f"  not checked: {printable(first)}")
+        lines += [f"    {printable(line)}" for line in rest]
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
@@ -50,6 +45,8 @@ def explain(result: CaseResult) -> str:
         lines.append(
             f"  {what} is held whole by {_chunk(held.chunk)}, which is not in the top {result.k}"
         )
+    if result.glued is not None and result.loading is None:  # a loss shows the loaded text
+        lines += _glued(result)
     if result.verdict == "ranked_out":
         lines.append(f"  {_how_deep(result)}")
         lines += _also_holding(result)
@@ -137,6 +134,24 @@ def _also_holding(result: CaseResult) -> list[str]:
     return [
         f"  the needle also occurs in {listed}; pin the case with doc: if only one document answers"
     ]
+
+
+def _glued(result: CaseResult) -> list[str]:
+    """A retrieved chunk holds the missed unit with its spaces lost: the loader joined two
+    cells or lines, and a chunk elsewhere that says the needle may stand in for this one."""
+    glued = result.glued
+    assert glued is not None
+    what = "the span" if result.span is not None else shown(glued.pattern)
+    lines = [
+        f"  a retrieved chunk (rank {glued.rank}) holds {what} glued: {shown(glued.text)}; "
+        "the loader may have joined two cells"
+    ]
+    if result.docs is None and result.verdict in ("ranked_out", "reranked_out"):
+        lines.append(
+            "  pin the case with doc: to the document that answers, so that another "
+            "document that says it does not stand in for it"
+        )
+    return lines
 
 
 def _ordinal(number: int) -> str:
@@ -250,14 +265,3 @@ def _chunk(view: ChunkView) -> str:
 
 def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun if number == 1 else noun + 's'}"
-
-
-def printable(text: str) -> str:
-    """``text`` with its control characters written as escapes, as ``repr`` writes them.
-
-    A question or document name is shown as it is, but for these: an escape
-    sequence or a carriage return in gold text would clear or rewrite the
-    terminal (``\\x1b[2J``, ``\\rOK passed``), and a bidirectional override
-    would reverse the text after it.
-    """
-    return _UNPRINTABLE.sub(lambda found: repr(found[0])[1:-1], text)

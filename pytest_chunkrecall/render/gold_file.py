@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..chunking.geometry import Geometry
+from ..chunking.geometry import Geometry, overlap_unit
 from ..chunking.survival import SpanAnalysis, finding
 from ..errors import counted
 from ..evaluation.case_facts import CaseFact
@@ -78,7 +78,10 @@ def setup_lines(info: GoldFacts, *, verbose: bool = False) -> list[Line]:
     )
     lines = [
         Line("info", corpus),
-        Line("info", f"  geometry: {_overlap_text(geometry, verbose=verbose)}"),
+        Line(
+            "info",
+            f"  geometry: {_overlap_text(geometry, verbose=verbose, units=_units(info))}",
+        ),
     ]
     if verbose:
         lines.append(
@@ -128,15 +131,32 @@ def _undelivered(geometry: Geometry) -> bool:
     )
 
 
-def _overlap_text(geometry: Geometry, *, verbose: bool) -> str:
+def _units(info: GoldFacts) -> tuple[str, str] | None:
+    """The units of the configured and the effective overlap, when they may differ (a
+    chunker's tokens against characters); ``None`` when both are the length unit."""
+    configured = overlap_unit(info["chunker"])
+    if configured == info["unit"]:
+        return None
+    return configured or "in the chunker's units", info["unit"]
+
+
+def _overlap_text(
+    geometry: Geometry, *, verbose: bool, units: tuple[str, str] | None = None
+) -> str:
+    """The geometry line's overlap: configured and effective, each with its unit where the
+    two may be counted in different ones (``units``)."""
     configured = geometry["configured_overlap"]
+    units = units if configured is not None else None  # nothing to compare the effective with
     unplaced = geometry["chunks"] - geometry["placed"]
     if geometry["boundaries"]:
         effective = f"effective overlap {geometry['overlap_p50']}"
+        if units is not None:
+            effective += f" {units[1]}"
         if verbose or geometry["overlap_min"] != geometry["overlap_max"]:
             effective += f" (min {geometry['overlap_min']}, max {geometry['overlap_max']})"
         if configured is not None:
-            effective = f"overlap configured {configured}, {effective}"
+            named = f" {units[0]}" if units is not None else ""
+            effective = f"overlap configured {configured}{named}, {effective}"
         without = f"{geometry['no_overlap']} of {geometry['boundaries']} boundaries share no text"
         if geometry["gaps"]:
             without += f" ({geometry['gaps']} leave a gap)"

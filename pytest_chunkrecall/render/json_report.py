@@ -15,11 +15,12 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-from ..baseline.gating import GateOutcome
+from ..baseline.decision import GateOutcome
 from ..baseline.saved import Comparison
 from ..evaluation.case_facts import Scored
+from ..evaluation.results import Totals
 from ..run.completeness import Completeness
-from ..run.fold import REPORT_FORMAT, RunSummary
+from ..run.fold import REPORT_FORMAT, Funnel, GoldFileRun, RunSummary
 from ..run.source import Source
 
 FORMAT = REPORT_FORMAT
@@ -38,17 +39,8 @@ def head(
     (``completeness``); the sweep, and the gates' decision when a baseline was compared."""
     data: dict[str, Any] = {
         "chunkrecall_report": FORMAT,
-        "totals": {**summary.totals.to_json(), "funnel": summary.funnel.to_json()},
-        "gold_files": [
-            {
-                "path": gold.path,
-                # a gold file none of whose cases ran was never chunked: null, not missing
-                **{"chunks": None, "corpus_chars": None, **(gold.info or {})},
-                "spans": gold.analysis,
-                "totals": {**gold.totals.to_json(), "funnel": gold.funnel.to_json()},
-            }
-            for gold in summary.gold_files
-        ],
+        "totals": totals_json(summary.totals, summary.funnel),
+        "gold_files": [gold_file_json(gold) for gold in summary.gold_files],
         "cases": [],  # the entries' own texts take this place (see :func:`text`)
         "unevaluated": list(summary.unevaluated),
         "setup_args": list(summary.setup_args),
@@ -57,12 +49,9 @@ def head(
         data.update(completeness.to_json())
     if source is not None:
         data["source"] = dict(source)
-    rows = summary.sweep_rows
-    if rows:
-        data["sweep"] = {
-            "spec": summary.sweep_spec,
-            "rows": [row.to_json(rows[0]) for row in rows],
-        }
+    sweep = sweep_json(summary)
+    if sweep is not None:
+        data["sweep"] = sweep
     if outcome.comparison is not None:
         data["baseline"] = {
             "path": baseline_name,
@@ -79,6 +68,31 @@ def head(
     if outcome.paired is not None:
         data["comparison"] = dict(outcome.paired.to_json())
     return data
+
+
+def totals_json(totals: Totals, funnel: Funnel) -> dict[str, Any]:
+    """The report's ``totals``, of the run or of one gold file, with their funnel."""
+    return {**totals.to_json(), "funnel": funnel.to_json()}
+
+
+def gold_file_json(gold: GoldFileRun) -> dict[str, Any]:
+    """One gold file as the report's ``gold_files`` lists it: its facts, spans and totals."""
+    facts: Mapping[str, Any] = gold.info or {}
+    return {
+        "path": gold.path,
+        # a gold file none of whose cases ran was never chunked: null, not missing
+        **{"chunks": None, "corpus_chars": None, **facts},
+        "spans": gold.analysis,
+        "totals": totals_json(gold.totals, gold.funnel),
+    }
+
+
+def sweep_json(summary: RunSummary) -> dict[str, Any] | None:
+    """The report's ``sweep``: its spec and each setting's row, or ``None``: no sweep."""
+    rows = summary.sweep_rows
+    if not rows:
+        return None
+    return {"spec": summary.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
 
 
 def comparison_json(comparison: Comparison) -> dict[str, Any]:

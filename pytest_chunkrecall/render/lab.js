@@ -148,23 +148,14 @@
   }
 
   // ---- overview ------------------------------------------------------------------------
-  // Where recall goes, stage by stage: the steps of totals.funnel, as the terminal summary says them.
-  function funnel(f, v, golds) {
-    var loader = golds.some(function (g) { return g.loader; }), reranker = golds.some(function (g) { return g.reranker; });
-    var ks = golds.map(function (g) { return g.k; }).filter(function (k, i, all) { return has(k) && all.indexOf(k) === i; });
-    var steps = [[f.cases, f.cases === 1 ? "case" : "cases", "cases"]];
-    if (loader || f.loaded !== f.cases) steps.push([f.loaded, "loaded", "loaded"]);
-    steps.push([f.whole, "kept whole by chunking", "whole"]);
-    if (reranker || f.candidates !== f.top_k) steps.push([f.candidates, "in the candidates", "candidates"]);
-    steps.push([f.top_k, "in the top " + (ks.length === 1 ? ks[0] : "k"), "top_k"]);
+  // Where recall goes, stage by stage: the summary's funnel steps, as the terminal's funnel line says them.
+  function funnel(f) {
     var parts = [];
-    steps.forEach(function (step, i) {
+    f.steps.forEach(function (step, i) {
       if (i) parts.push(" \u2192 ");
       parts.push(h("span", { "data-funnel": step[2] }, [h("b", { text: String(step[0]) }), " " + step[1]]));
     });
-    var lost = data.losses.filter(function (n) { return v[n]; })
-      .map(function (n) { return v[n] + " " + n; });
-    if (lost.length) parts.push(" (lost: " + lost.join(", ") + ")");
+    if (f.lost) parts.push(" (lost: " + f.lost + ")");
     return h("p", { class: "funnel" }, parts);
   }
 
@@ -182,19 +173,26 @@
     sec.appendChild(h("p", {}, counted.map(function (name) {
       return h("a", { href: "#cases:" + name, class: "verdict-link", "data-verdict-count": name, style: "margin-right:1rem" }, [verdictBadge(name), " " + (v[name] || 0)]);
     })));
-    if (t.funnel) {
+    if (o.funnel) {
       sec.appendChild(h("h3", { text: "Funnel" }));
-      sec.appendChild(funnel(t.funnel, v, o.gold_files || []));
+      sec.appendChild(funnel(o.funnel));
     }
     sec.appendChild(h("h3", { text: "Gold files" }));
+    // with a second stage, the first stage's depth and the reranker have columns of their own
+    var reranked = (o.gold_files || []).some(function (g) { return g.reranker; });
     sec.appendChild(table(
-      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever", "k"],
+      ["gold file", "hit-rate", "MRR", "split spans", counted.join(" / "), "chunks", "chunker", "retriever"]
+        .concat(reranked ? ["candidates", "reranker"] : [], ["k"]),
       (o.gold_files || []).map(function (g) {
         var gt = g.totals || {}, gv = gt.verdicts || {};
+        var stage = !reranked ? [] : g.reranker
+          ? [g.candidates, h("span", {}, [bdi(g.reranker), g.reranker_args && Object.keys(g.reranker_args).length ? h("span", {}, ["(", args(g.reranker_args), ")"]) : null])]
+          : ["", "none"];
         return [g.path, hitRate(gt, g.hit_rate_ci95), num(has(g.mrr) ? g.mrr : gt.mrr, 3), gt.split_spans,
           counted.map(function (n) { return gv[n] || 0; }).join(" / "), g.chunks,
-          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever, g.k];
-      }), [0, 0, 1, 1, 0, 1, 0, 0, 1]));
+          h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever]
+          .concat(stage, [g.k]);
+      }), [0, 0, 1, 1, 0, 1, 0, 0].concat(reranked ? [1, 0] : [], [1])));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
       var kmax = o.curve[o.curve.length - 1][0];
@@ -226,10 +224,10 @@
     }
     if (o.gate) sec.appendChild(h("p", { class: "gate", "data-gate": "1", text: o.gate }));
     if (o.unstable && o.unstable.length) {
-      sec.appendChild(h("p", { "data-unstable": o.unstable.length }, [o.unstable.length + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
+      sec.appendChild(h("p", { "data-unstable": o.unstable_count }, [o.unstable_count + " unstable case(s), their repeats differing, each counted at its worst: ", joined(o.unstable.map(function (id) { return h("a", { href: "#case:" + encodeURIComponent(id) }, [bdi(id)]); }), ", ")]));
     }
     if (o.unevaluated && o.unevaluated.length) {
-      sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) were not evaluated (skipped or errored)." }));
+      sec.appendChild(h("p", { class: "muted", text: o.unevaluated.length + " case(s) could not be evaluated and are not counted (an error stopped them; skipped cases are not among them)." }));
     }
   }
 
@@ -258,7 +256,7 @@
     row("verdict", h("span", {}, [verdictBadge(c.verdict), has(c.rank) ? " at rank " + c.rank + " of k=" + c.k : " (k=" + c.k + ")", c.span_split ? " \u2014 the span is whole in no chunk" : ""]));
     if (has(c.candidate_rank)) row("candidate rank", h("span", {}, ["the holding chunk was candidate " + c.candidate_rank + " of " + c.candidates + " for the reranker ", bdi(c.reranker || ""), has(c.candidate_score) ? " (first-stage score " + num(c.candidate_score, 4) + ")" : ""]));
     else if (has(c.holding_rank)) row("holding chunk", "ranks " + c.holding_rank + " in a deeper retrieval");
-    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", "));
+    if (c.ranks_seen) row("repeats", (c.unstable ? "unstable, counted at its worst: " : "stable: ") + "ranks seen " + c.ranks_seen.map(function (r) { return has(r) ? String(r) : "missed"; }).join(", ") + (c.varied ? "; " + c.varied : ""));
     if (c.held && c.held.length) row("held in", joined(c.held.filter(function (x) { return x.chunk; }).map(function (x) { return h("span", {}, [chunkName(x.chunk.doc, x.chunk.index), " [" + x.chunk.start + ", " + x.chunk.end + ")"]); }), "; "));
     if (c.holding_ids && c.holding_ids.length) row("holding chunks", joined(c.holding_ids, ", "));
     if (c.loading) {
@@ -468,8 +466,9 @@
     var box = h("div", { class: "lab", "data-lab": lab.gold_file }, [h("h3", {}, [h("code", { text: lab.gold_file })])]);
     if (!lab.known) { box.appendChild(h("p", { class: "reason", "data-reason": "offsets", text: lab.reason })); return box; }
     var C = lab.size, V0 = lab.overlap, u = lab.unit, lengths = lab.lengths;
-    var median = lengths.length ? lengths[Math.floor((lengths.length - 1) / 2)] : Math.round(C / 4);
-    var p90 = lengths.length ? lengths[Math.floor(0.9 * (lengths.length - 1))] : Math.round(C / 4);
+    // the summary's statistics of these lengths, as the terminal prints them
+    var median = lengths.length ? lab.length_p50 : Math.round(C / 4);
+    var p90 = lengths.length ? lab.length_p90 : Math.round(C / 4);
     box.appendChild(h("p", {}, ["measured chunk size C = " + C + " ", bdi(u), ", effective overlap V = " + V0 + (has(lab.configured) ? " (configured " + lab.configured + ")" : "") +
       "; " + lengths.length + " span lengths, median " + median + ", p90 " + p90 + " (the slider's start); kept whole: observed " + pct(lab.observed_whole) + ", predicted " + pct(lab.predicted_whole)]));
     // the overlaps worth looking at: past twice the measured one or the long spans, cost only grows

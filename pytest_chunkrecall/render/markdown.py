@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..baseline.gating import GateOutcome, absent_reason, regression_note
 from ..errors import counted, trimmed
 from ..evaluation.case_facts import Scored
 from ..evaluation.results import CaseResult
@@ -14,106 +13,131 @@ from ..run.fold import RunSummary
 from . import terminal
 from .failure import reason
 from .markdown_text import markdown_text
-from .summary import funnel_text
+from .summary import Summary
 
 NEEDLE_CHARS = 60
 """How much of each needle a row of the failing cases shows."""
 
 
-def render(
-    summary: RunSummary,
-    outcome: GateOutcome,
-    *,
-    accept: str,
-    failed: bool = False,
-    incomplete: str | None = None,
-) -> str:
-    """Totals, gates, regressions, improvements and the worst split spans, as Markdown;
-    ``incomplete`` says why the run covers only part of its cases."""
-    totals = summary.totals
-    comparison, gate_failures = outcome.comparison, outcome.failures
-    status = "failed" if failed or outcome.fails_run or summary.failed else "passed"
+def render(summary: Summary) -> str:
+    """Totals, gates, regressions, improvements and the worst split spans, as Markdown."""
+    lines = [
+        *_heading(summary),
+        *_gold_files(summary),
+        *_gates(summary),
+        *_failing(summary.run),
+        *_changes(summary),
+        *_worst_splits(summary.run),
+    ]
+    if summary.accept is not None:
+        lines += [f"To accept this state as the new baseline: `{summary.accept}`", ""]
+    # last, so that the summary opens with its heading; a later run looks for it there
+    return "\n".join([*lines, MARKER]) + "\n"
+
+
+def _heading(summary: Summary) -> list[str]:
+    """The run's hit rate and status, and why it covers only part of its cases."""
+    totals = summary.run.totals
+    status: str = summary.status
+    incomplete = summary.context.incomplete
     if incomplete is not None:
         status += ", incomplete"
     lines = [
         f"## chunkrecall: {terminal.rate(totals)}, split spans {totals.split_spans} — {status}",
         "",
-        *([f"> **Incomplete:** {markdown_text(incomplete)}", ""] if incomplete else []),
+    ]
+    if incomplete is not None:
+        lines += [f"> **Incomplete:** {markdown_text(incomplete)}", ""]
+    return lines
+
+
+def _gold_files(summary: Summary) -> list[str]:
+    """A table of the gold files; the funnel; the unstable cases."""
+    lines = [
         "| gold file | hit-rate | split spans | chunks | chunker | retriever | k |",
         "|---|---|---|---|---|---|---|",
     ]
     for gold in summary.gold_files:
-        mine = gold.totals
-        info: Mapping[str, Any] = gold.info or {}
+        mine = gold.run.totals
+        info: Mapping[str, Any] = gold.run.info or {}
         lines.append(
             f"| {_code(gold.path)} | {terminal.rate(mine).removeprefix('hit-rate ')} | "
             f"{mine.split_spans} | {info.get('chunks', '')} | {_code(info.get('chunker', ''))} | "
             f"{_code(info.get('retriever', ''))} | {info.get('k', '')} |"
         )
     lines.append("")
-    if totals.cases:
-        lines += [funnel_text(summary), ""]
-    unstable = terminal.unstable_line(summary, compared=comparison is not None)
+    if summary.funnel is not None:
+        lines += [terminal.funnel_line(summary.funnel), ""]
+    compared = summary.outcome.comparison is not None
+    unstable = terminal.unstable_line(summary.run, compared=compared)
     if unstable is not None:
         lines += [markdown_text(unstable.removeprefix("chunkrecall: ")), ""]
+    return lines
+
+
+def _gates(summary: Summary) -> list[str]:
+    """The gate's line, and what failed the run."""
+    outcome = summary.outcome
+    lines = []
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
-    for failure in gate_failures:
-        lines.append(f"**Gate failed:** {markdown_text(failure)}")
-    for error in outcome.errors:
-        lines.append(f"**Failed:** {markdown_text(error)}")
-    absent = absent_reason(summary.absent_failed, summary.absent_named)
-    if comparison is not None and absent is not None:
-        lines.append(f"**{markdown_text(absent)}**")
-    if outcome.fails_run or (comparison is not None and absent is not None):
+    lines += [f"**Gate failed:** {markdown_text(failure)}" for failure in outcome.failures]
+    lines += [f"**Failed:** {markdown_text(error)}" for error in summary.notes.errors]
+    if summary.absent is not None:
+        lines.append(f"**{markdown_text(summary.absent)}**")
+    if summary.fails_run or summary.absent is not None:
         lines.append("")
-    lines += _failing(summary)
+    return lines
+
+
+def _changes(summary: Summary) -> list[str]:
+    """What changed since the baseline: its setup and documents, then its cases."""
+    outcome = summary.outcome
+    lines = []
     if outcome.drift:
         lines += ["### Changed since the baseline", ""]
         lines += [f"- {markdown_text(line)}" for line in outcome.drift.lines()] + [""]
-    if comparison is not None:
-        lines += _changes(
-            "Regressions",
-            [
-                (r, f"{e} → **{r.verdict}**{regression_note(outcome, r)}")
-                for r, e in comparison.regressions
-            ],
-        )
-        lines += _changes(
-            "Improvements",
-            [(r, f"{e} → {r}") for r, e in comparison.improvements],
-        )
-        lines += _changes("New cases", [(r, r.verdict) for r in comparison.new])
-        if comparison.removed:
-            lines += [f"### Removed cases ({len(comparison.removed)})", ""]
-            lines += [f"- {markdown_text(nodeid, code=True)}" for nodeid in comparison.removed]
-            lines.append("")
-    splits = summary.worst_splits
-    if splits:
-        lines += [
-            "### Worst split spans",
-            "",
-            "| case | span length | cut |",
-            "|---|---|---|",
-        ]
-        for split in splits:
-            cut = split.cut
-            where = (
-                f"{_code(cut.doc)} @ {cut.offset}: …{_cell(cut.before)}\\|{_cell(cut.after)}…"
-                if cut
-                else ""
-            )
-            lines.append(
-                f"| {_code(f'{split.gold_file}::{split.id}')} | {split.span_length} "
-                f"{_cell(split.unit)} | {where} |"
-            )
+    comparison = outcome.comparison
+    if comparison is None:
+        return lines
+    lines += _listed(
+        "Regressions",
+        [
+            (r, f"{e} → **{r.verdict}**{summary.regression_note(r)}")
+            for r, e in comparison.regressions
+        ],
+    )
+    lines += _listed("Improvements", [(r, f"{e} → {r}") for r, e in comparison.improvements])
+    lines += _listed("New cases", [(r, r.verdict) for r in comparison.new])
+    if comparison.removed:
+        lines += [f"### Removed cases ({len(comparison.removed)})", ""]
+        lines += [f"- {markdown_text(nodeid, code=True)}" for nodeid in comparison.removed]
         lines.append("")
-    if comparison is not None and (
-        gate_failures or comparison.regressions or comparison.improvements or comparison.new
-    ):
-        lines += [f"To accept this state as the new baseline: `{accept}`", ""]
-    # last, so that the summary opens with its heading; a later run looks for it there
-    return "\n".join([*lines, MARKER]) + "\n"
+    return lines
+
+
+def _worst_splits(run: RunSummary) -> list[str]:
+    """The longest split spans, and where a boundary cut each."""
+    if not run.worst_splits:
+        return []
+    lines = [
+        "### Worst split spans",
+        "",
+        "| case | span length | cut |",
+        "|---|---|---|",
+    ]
+    for split in run.worst_splits:
+        cut = split.cut
+        where = (
+            f"{_code(cut.doc)} @ {cut.offset}: …{_cell(cut.before)}\\|{_cell(cut.after)}…"
+            if cut
+            else ""
+        )
+        lines.append(
+            f"| {_code(f'{split.gold_file}::{split.id}')} | {split.span_length} "
+            f"{_cell(split.unit)} | {where} |"
+        )
+    return [*lines, ""]
 
 
 def _failing(summary: RunSummary) -> list[str]:
@@ -140,7 +164,7 @@ def _failing(summary: RunSummary) -> list[str]:
     return [*lines, ""]
 
 
-def _changes(title: str, rows: list[tuple[Scored, str]]) -> list[str]:
+def _listed(title: str, rows: list[tuple[Scored, str]]) -> list[str]:
     if not rows:
         return []
     lines = [f"### {title} ({len(rows)})", ""]

@@ -1,153 +1,202 @@
-"""The run's section of the terminal summary, as lines of a kind that decides their emphasis.
+"""The summary of a run: one model, built once from the run's fold and the gates' outcome,
+that the terminal, the Markdown and the HTML page print.
 
-A pytest run writes them through its terminal reporter; ``compare`` prints them:
-the same lines either way.
+Every decision of what a run's end says is taken here, once: which span lengths the
+span statistics are over, which funnel to show, whether to offer the command that
+accepts this state as the new baseline, whether the run failed. A printer turns the
+model into its format and decides nothing, so two outputs of one run cannot disagree.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from ..baseline.gating import GateOutcome, absent_reason, regression_note
-from ..errors import counted
-from ..run.fold import GoldFileRun, RunSummary
-from . import gold_file, terminal
-from .terminal import Kind, Line
+from ..baseline.decision import GateOutcome
+from ..baseline.reasons import absent_reason
+from ..evaluation.results import CaseResult
+from ..run.fold import Funnel, GoldFileRun, RunSummary
+from ..run.notes import RunNotes
 
-Style = Literal["plain", "bold", "red", "red_bold", "yellow"]
-
-STYLES: dict[Kind, Style] = {
-    "headline": "bold",
-    "info": "plain",
-    "warning": "yellow",
-    "regression": "red",
-    "gate": "bold",
-    "gate_failed": "red_bold",
-    "error": "red",
-    "failure": "red_bold",
-}
-"""The emphasis of each kind of line."""
-
-SLOW_LISTING = 300
-"""From how many failed cases on the summary says how to avoid pytest's slow failure listing."""
+Status = Literal["passed", "failed"]
 
 
 @dataclass(frozen=True)
 class SummaryContext:
-    """What the summary says besides the run's summary and the gates' outcome."""
+    """What the summary says besides the run's fold and the gates' outcome."""
 
     baseline_name: str = ""
     updating: bool = False
     accept: str | None = None  # the command to accept this state; None: no baseline to update
     report_path: str | None = None
     html_path: str | None = None
-    written: tuple[str, ...] | None = None  # files written (None: say every path given)
     alpha: float = 0.05
     verbose: bool = False
     tbstyle: str | None = None  # pytest's --tb; None outside pytest
+    failed: bool = False  # whether the run failed besides what the fold and the gates say
+    incomplete: str | None = None  # why the run covers only part of its cases
 
 
-def summary_lines(summary: RunSummary, outcome: GateOutcome, context: SummaryContext) -> list[Line]:
-    """The ``chunkrecall`` section, after its title; the next command to type comes last."""
-    totals = summary.totals
-    lines = [Line("headline", terminal.headline(totals))]
-    if totals.cases:
-        lines.append(Line("info", terminal.ranks_line(totals)))
-    said: dict[tuple[Line, ...], str] = {}  # setup lines, and the gold file that said them
-    for gold in summary.gold_files:
-        setup = None
-        if gold.info is not None and "error" not in gold.info:
-            setup = tuple(gold_file.setup_lines(gold.info, verbose=context.verbose))
-        lines += gold_file.gold_file_lines(
-            gold.path,
-            gold.info,
-            gold.cases,
-            analysis=gold.analysis,
-            verbose=context.verbose,
-            same_setup_as=said.get(setup) if setup else None,
+@dataclass(frozen=True)
+class StagedFunnel:
+    """A funnel with the stages to show: the loader's and the reranker's where one is
+    configured, and the top k's size when every gold file has the same."""
+
+    funnel: Funnel
+    loader: bool
+    reranker: bool
+    k: int | None
+
+    def steps(self) -> list[FunnelStep]:
+        """The funnel's steps to show: the loaded and candidates steps where a loader and a
+        reranker are configured (or a case was lost there)."""
+        funnel = self.funnel
+        steps = [FunnelStep(funnel.cases, "case" if funnel.cases == 1 else "cases", "cases")]
+        if self.loader or funnel.loaded != funnel.cases:
+            steps.append(FunnelStep(funnel.loaded, "loaded", "loaded"))
+        steps.append(FunnelStep(funnel.whole, "kept whole by chunking", "whole"))
+        if self.reranker or funnel.candidates != funnel.top_k:
+            steps.append(FunnelStep(funnel.candidates, "in the candidates", "candidates"))
+        top = f"in the top {self.k if self.k is not None else 'k'}"
+        steps.append(FunnelStep(funnel.top_k, top, "top_k"))
+        return steps
+
+    def lost(self) -> str:
+        """``1 unparsed, 1 split``: the cases each stage lost, in stage order; empty: none."""
+        return ", ".join(f"{number:,} {verdict}" for verdict, number in self.funnel.lost.items())
+
+
+class FunnelStep(NamedTuple):
+    """One step of the funnel: how many cases reach it, what it says, and its stage's key in
+    the report's ``funnel``."""
+
+    cases: int
+    label: str
+    stage: str
+
+
+@dataclass(frozen=True)
+class GoldFileSummary:
+    """One gold file as every output states it: its run, the lengths of the spans its span
+    statistics are over, and its own funnel where the outputs show one."""
+
+    run: GoldFileRun
+    span_lengths: tuple[int, ...]
+    funnel: StagedFunnel | None  # shown when a loader or reranker stage is configured
+
+    @property
+    def path(self) -> str:
+        return self.run.path
+
+
+@dataclass(frozen=True)
+class Output:
+    """A file of the run that the summary names once written."""
+
+    what: Literal["JSON report", "HTML page"]
+    path: str
+
+
+@dataclass(frozen=True)
+class Summary:
+    """What a run's end says (see the module docstring)."""
+
+    run: RunSummary
+    outcome: GateOutcome
+    notes: RunNotes  # the run's end besides the gates, which may grow as outputs are written
+    context: SummaryContext
+    gold_files: tuple[GoldFileSummary, ...]
+    funnel: StagedFunnel | None  # None: no case was evaluated
+    absent: str | None  # why absent cases fail the run though the gate may pass
+    accept: str | None  # the command to accept this state, when there is a change to accept
+    outputs: tuple[Output, ...]
+
+    @property
+    def fails_run(self) -> bool:
+        """Whether a gate or something else at the end of the run fails it."""
+        return fails_run(self.outcome, self.notes)
+
+    @property
+    def status(self) -> Status:
+        """Whether the run passed or failed, as the Markdown's heading says it."""
+        failed = self.context.failed or self.fails_run or self.run.failed
+        return "failed" if failed else "passed"
+
+    def regression_note(self, result: CaseResult) -> str:
+        """`` (document changed since the baseline)`` for a regression in a changed document."""
+        return self.outcome.regression_note(result)
+
+
+def fails_run(outcome: GateOutcome, notes: RunNotes) -> bool:
+    """Whether a gate (``outcome``) or something else at the end of the run (``notes``) fails it."""
+    return bool(outcome.failures or notes.errors)
+
+
+def summarise(
+    run: RunSummary,
+    outcome: GateOutcome,
+    context: SummaryContext,
+    notes: RunNotes | None = None,
+) -> Summary:
+    """The summary of a run from its fold (``run``), the gates' ``outcome``, ``context`` and
+    what else its end found (``notes``, which the summary reads as it is printed)."""
+    several = len(run.gold_files) > 1
+    gold_files = tuple(
+        GoldFileSummary(
+            run=gold,
+            span_lengths=tuple(gold.span_lengths),
+            funnel=staged_funnel([gold], gold.funnel) if gold.staged and several else None,
         )
-        if setup:
-            said.setdefault(setup, gold.path)
-        if gold.staged and len(summary.gold_files) > 1:
-            lines.append(Line("info", "  " + funnel_text(summary, gold)))
-    verdicts = terminal.verdict_counts(totals, expected=summary.expected_misses)
-    lines.append(Line("info", verdicts))
-    if totals.cases:
-        lines.append(Line("info", funnel_text(summary)))
-    unstable = terminal.unstable_line(summary, compared=outcome.comparison is not None)
-    if unstable is not None:
-        lines.append(Line("warning", unstable))
-    rows = summary.sweep_rows
-    if rows:
-        table = [row.to_json(rows[0]) for row in rows]
-        sweep = terminal.sweep_lines(summary.sweep_spec or "", table, alpha=context.alpha)
-        lines += [Line("info", line) for line in sweep]
-    comparison = outcome.comparison
-    if comparison is not None:
-        lines += terminal.comparison_lines(
-            context.baseline_name,
-            comparison,
-            updating=context.updating,
-            note=lambda result: regression_note(outcome, result),
-        )
-        if outcome.drift:
-            changed = f"chunkrecall: changed since baseline {context.baseline_name}:"
-            lines.append(Line("warning", changed))
-            lines += [Line("warning", f"  {line}") for line in outcome.drift.lines()]
-    unevaluated = len(summary.unevaluated)
-    if unevaluated:
-        lines.append(
-            Line(
-                "error",
-                f"chunkrecall: {unevaluated} case{'' if unevaluated == 1 else 's'} could not be "
-                "evaluated and "
-                f"{'is' if unevaluated == 1 else 'are'} not counted; see the errors above",
-            )
-        )
-    if outcome.gate_line is not None:
-        lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
-    lines += [Line("warning", f"chunkrecall: {note}") for note in outcome.notes]
-    failed = outcome.failures + outcome.errors
-    lines += [Line("failure", f"chunkrecall: FAILED: {failure}") for failure in failed]
-    absent = absent_reason(summary.absent_failed, summary.absent_named)
-    if comparison is not None and absent is not None:
-        # the gate may pass and the known misses be accepted: say what fails the run
-        lines.append(Line("failure", f"chunkrecall: {absent}"))
-    for path, what in ((context.report_path, "JSON report"), (context.html_path, "HTML page")):
-        # a file that could not be written has its red line above, never a "written"
-        if path and (context.written is None or str(Path(path)) in context.written):
-            lines.append(Line("info", f"chunkrecall: {what} written to {path}"))
-    if summary.failed_cases > SLOW_LISTING and context.tbstyle not in (None, "line", "no"):
-        lines.append(Line("info", slow_listing(summary.failed_cases)))
-    changed_cases = comparison is not None and bool(
-        comparison.regressions or comparison.improvements or comparison.new or outcome.drift
+        for gold in run.gold_files
     )
-    if context.accept is not None and (outcome.failures or changed_cases):
-        accept = f"chunkrecall: to accept this state as the new baseline, run: {context.accept}"
-        lines.append(Line("info", accept))
-    return lines
+    comparison = outcome.comparison
+    absent = absent_reason(run.absent_failed, run.absent_named)
+    outputs = tuple(
+        output
+        for output in (
+            Output("JSON report", context.report_path or ""),
+            Output("HTML page", context.html_path or ""),
+        )
+        if output.path
+    )
+    return Summary(
+        run=run,
+        outcome=outcome,
+        notes=notes if notes is not None else RunNotes(),
+        context=context,
+        gold_files=gold_files,
+        funnel=staged_funnel(run.gold_files, run.funnel) if run.totals.cases else None,
+        # the gate may pass and the known misses be accepted: say what fails the run
+        absent=absent if comparison is not None else None,
+        accept=context.accept if _changed(outcome) else None,
+        outputs=outputs,
+    )
 
 
-def funnel_text(summary: RunSummary, gold: GoldFileRun | None = None) -> str:
-    """The funnel line of the run, or of one of its gold files (see :func:`terminal.funnel_line`)."""
-    files = [gold] if gold is not None else summary.gold_files
-    infos = [each.info for each in files if each.info is not None and "error" not in each.info]
+def staged_funnel(gold_files: list[GoldFileRun], funnel: Funnel) -> StagedFunnel:
+    """``funnel``, the funnel of ``gold_files``, with the stages they configure."""
+    infos = [gold.info for gold in gold_files if gold.info is not None and "error" not in gold.info]
     ks = {info["k"] for info in infos if "k" in info}
-    return terminal.funnel_line(
-        gold.funnel if gold is not None else summary.funnel,
+    return StagedFunnel(
+        funnel,
         loader=any("loader" in info for info in infos),
         reranker=any("reranker" in info for info in infos),
         k=ks.pop() if len(ks) == 1 else None,
     )
 
 
-def slow_listing(failed: int) -> str:
-    """What to do about pytest's failure listing, whose time grows with the square of the
-    number of failures (each failure's teardown sections are looked up among every report)."""
-    return (
-        f"chunkrecall: {counted(failed, 'gold case')} failed, and pytest takes time that grows "
-        "with the square of their number to list failures: --tb=line, or --tb=no with "
-        "--chunkrecall-report or --chunkrecall-html, avoids that listing"
+def _changed(outcome: GateOutcome) -> bool:
+    """Whether there is a state to accept: a gate failed, or a case or the setup changed
+    against the baseline."""
+    comparison = outcome.comparison
+    changed_cases = comparison is not None and bool(
+        comparison.regressions or comparison.improvements or comparison.new or outcome.drift
     )
+    return bool(outcome.failures) or changed_cases
+
+
+def written(summary: Summary) -> list[Output]:
+    """The outputs that were written: one that could not be has its red line instead."""
+    done = summary.notes.written
+    return [output for output in summary.outputs if str(Path(output.path)) in done]

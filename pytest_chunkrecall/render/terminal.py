@@ -9,7 +9,8 @@ from ..baseline.saved import Comparison
 from ..errors import counted
 from ..evaluation.repeat import ranks_text
 from ..evaluation.results import STAGE_VERDICTS, CaseResult, Totals
-from ..run.fold import Funnel, RunSummary
+from ..run.fold import RunSummary
+from .summary import StagedFunnel
 
 Kind = Literal[
     "headline",  # the run's hit-rate
@@ -82,7 +83,10 @@ def unstable_line(summary: RunSummary, *, compared: bool) -> str | None:
     if not count:
         return None
     named = ", ".join(
-        f"{case.nodeid} (ranks seen {ranks_text(case.ranks_seen)})" for case in summary.unstable
+        f"{case.nodeid} (ranks seen {ranks_text(case.ranks_seen)}"
+        + (f"; {case.varied}" if case.varied else "")
+        + ")"
+        for case in summary.unstable
     )
     if count > len(summary.unstable):
         named += f" and {count - len(summary.unstable):,} more"
@@ -95,23 +99,12 @@ def unstable_line(summary: RunSummary, *, compared: bool) -> str | None:
     return f"chunkrecall: {cases} quarantined as {expected}: {named}"
 
 
-def funnel_line(funnel: Funnel, *, loader: bool, reranker: bool, k: int | None) -> str:
+def funnel_line(staged: StagedFunnel) -> str:
     """``funnel: 64 cases → 63 loaded → 62 kept whole by chunking → 61 in the candidates →
-    58 in the top 3 (lost: 1 unparsed, 1 split, 1 ranked_out, 3 reranked_out)``.
-
-    The loaded and candidates steps are shown where a loader and a reranker are
-    configured (or a case was lost there); ``k`` is the top k's size when every
-    gold file has the same.
-    """
-    steps = [counted(funnel.cases, "case")]
-    if loader or funnel.loaded != funnel.cases:
-        steps.append(f"{funnel.loaded:,} loaded")
-    steps.append(f"{funnel.whole:,} kept whole by chunking")
-    if reranker or funnel.candidates != funnel.top_k:
-        steps.append(f"{funnel.candidates:,} in the candidates")
-    steps.append(f"{funnel.top_k:,} in the top {k if k is not None else 'k'}")
-    lost = ", ".join(f"{number:,} {verdict}" for verdict, number in funnel.lost.items())
-    return "funnel: " + " → ".join(steps) + (f" (lost: {lost})" if lost else "")
+    58 in the top 3 (lost: 1 unparsed, 1 split, 1 ranked_out, 3 reranked_out)``."""
+    steps = " → ".join(f"{step.cases:,} {step.label}" for step in staged.steps())
+    lost = staged.lost()
+    return "funnel: " + steps + (f" (lost: {lost})" if lost else "")
 
 
 def percent(rate: float) -> str:

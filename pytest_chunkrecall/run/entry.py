@@ -18,15 +18,15 @@ import json
 from typing import Any, Literal, TypedDict, cast, get_type_hints
 
 from ..evaluation import codec
-from ..evaluation.results import CaseResult, Line, Rank, Verdict
+from ..evaluation.results import CaseResult, Line, Name, Rank, Verdict
 
 TestOutcome = Literal["passed", "failed", "xfailed", "xpassed", "skipped"]
 
 
 class _EveryCase(TypedDict):
-    nodeid: str
-    gold_file: str
-    id: str
+    nodeid: Name
+    gold_file: Name
+    id: Name
     line: Line
     verdict: Verdict | None
     rank: Rank | None

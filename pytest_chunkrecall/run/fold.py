@@ -17,9 +17,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ..baseline.gating import ABSENT_NAMED
+from ..baseline.reasons import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
+from ..config.table import SETUP_KEYS
 from ..evaluation import codec
 from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
@@ -33,6 +34,7 @@ from ..evaluation.results import (
     RanksSeen,
     Totals,
     Unstable,
+    Varied,
 )
 from ..evaluation.verdicts import KINDS, LOSSES, STAGES, Stage, kind_of
 from . import sweep
@@ -41,19 +43,6 @@ from .entry import CaseEntry, order_key
 REPORT_FORMAT = 1
 """The JSON report's ``chunkrecall_report`` version: what a fold's report is written as and
 read back from."""
-
-SETUP_KEYS = (
-    "chunker",
-    "chunker_args",
-    "retriever",
-    "retriever_args",
-    "k",
-    "match",
-    "reranker",
-    "reranker_args",
-    "candidates",
-)
-"""What the baseline records of each gold file's setup (the reranker's keys only with one)."""
 
 WORST_SPLITS = 10
 """How many of the longest split spans the Markdown summary lists."""
@@ -144,6 +133,7 @@ class CaseStanding:
     baseline: BaselineMark | None
     unstable: Unstable
     ranks_seen: RanksSeen
+    varied: Varied
 
     @property
     def regression(self) -> bool:
@@ -153,11 +143,12 @@ class CaseStanding:
 
 @dataclass(frozen=True)
 class UnstableCase:
-    """A case whose repeats differed (``chunkrecall_repeat``): its node id and each repeat's
-    rank (``None``: it missed the top k)."""
+    """A case whose repeats differed (``chunkrecall_repeat``): its node id, each repeat's
+    rank (``None``: it missed the top k), and what else differed between them, in words."""
 
     nodeid: str
     ranks_seen: list[int | None]
+    varied: str = ""
 
 
 @dataclass(frozen=True)
@@ -178,6 +169,11 @@ class GoldFileRun:
     def funnel(self) -> Funnel:
         """Where this gold file's recall goes, stage by stage."""
         return Funnel.of(self.totals)
+
+    @property
+    def span_lengths(self) -> list[int]:
+        """The lengths of the spans the span arithmetic is over, shortest first."""
+        return sorted(span.length for span in spans_of(self.cases))
 
     @property
     def staged(self) -> bool:
@@ -237,6 +233,17 @@ class RunSummary:
     def baseline_entries(self) -> dict[str, dict[str, Entry]]:
         """What an updated baseline records of this run's evaluated cases."""
         return {gold.path: gold.entries() for gold in self.gold_files if gold.cases}
+
+
+def spans_of(facts: Sequence[CaseFact]) -> list[SpanFact]:
+    """The spans of evaluated cases that the span arithmetic counts: every output's span
+    statistics are over these. A case whose verdict says its span is not in the loaded text
+    (``absent``, ``unparsed``) has no length that chunking could have kept whole."""
+    return [
+        SpanFact(fact.id, fact.span_length, fact.span_split)
+        for fact in facts
+        if kind_of(fact.verdict).span_loaded
+    ]
 
 
 def setups_of(gold_info: Mapping[str, GoldInfo]) -> dict[str, dict[str, object]]:
@@ -356,7 +363,8 @@ class RunFold:
             self._quarantined.setdefault(entry["gold_file"], set()).add(entry["id"])
         self._unstable_count += 1
         ranks_seen = list(standing.ranks_seen or [])
-        self._unstable.append((order_key(entry), UnstableCase(entry["nodeid"], ranks_seen)))
+        unstable = UnstableCase(entry["nodeid"], ranks_seen, standing.varied or "")
+        self._unstable.append((order_key(entry), unstable))
         if len(self._unstable) >= 4 * UNSTABLE_LISTED:  # kept short, sorted only now and then
             self._unstable = sorted(self._unstable, key=lambda pair: pair[0])[:UNSTABLE_LISTED]
 
@@ -411,11 +419,6 @@ class RunFold:
         info = self.gold_info.get(path)
         analysis = None
         if info is not None and "geometry" in info:
-            spans = [
-                SpanFact(fact.id, fact.span_length, fact.span_split)
-                for fact in facts
-                if kind_of(fact.verdict).span_loaded
-            ]
-            analysis = analyse(spans, info["geometry"])
+            analysis = analyse(spans_of(facts), info["geometry"])
         quarantined = frozenset(self._quarantined.get(path, ()))
         return GoldFileRun(path, info, facts, Totals.of(facts), analysis, quarantined)

@@ -9,13 +9,14 @@ from pathlib import Path
 from typing import Any
 
 from ..baseline.drift import setup_changes
+from ..config.table import SETUP_KEYS
 from ..errors import ChunkrecallError
 from ..evaluation.gold_facts import GoldInfo
 from ..evaluation.repeat import combined, worst
 from ..evaluation.results import CaseResult
 from ..files import read_json
 from .entry import CaseEntry, dumps, evaluated, order_key
-from .fold import REPORT_FORMAT, SETUP_KEYS, RunFold
+from .fold import REPORT_FORMAT, RunFold
 from .report_shape import check_report
 from .spool import Spool
 

@@ -13,13 +13,24 @@ from __future__ import annotations
 
 from typing import Any, get_args
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, printable, trimmed
 from ..evaluation import codec
 from ..evaluation.results import CaseResult
 from .entry import BESIDE_THE_RECORD, EVERY_CASE, TestOutcome
 
 OUTCOMES: tuple[str, ...] = get_args(TestOutcome)
 ADVICE = "write it again with --chunkrecall-report"
+
+
+_NAME = EVERY_CASE["nodeid"]  # a node id, a gold file's path: printed as it is
+
+
+def _is_name(value: Any) -> bool:
+    try:
+        codec.read(_NAME, value, "name")
+    except codec.Malformed:
+        return False
+    return True
 
 
 def check_report(data: Any, *, name: str) -> dict[str, Any]:
@@ -34,14 +45,18 @@ def check_report(data: Any, *, name: str) -> dict[str, Any]:
         )
     gold_files = data.get("gold_files")
     if not isinstance(gold_files, list) or not all(
-        isinstance(gold, dict) and isinstance(gold.get("path"), str) for gold in gold_files
+        isinstance(gold, dict) and _is_name(gold.get("path")) for gold in gold_files
     ):
-        raise _damaged(name, "'gold_files' must be a list of objects, each with a 'path'")
+        raise _damaged(
+            name,
+            "'gold_files' must be a list of objects, each with a 'path' (text with no control "
+            "characters)",
+        )
     cases = data.get("cases")
     if not isinstance(cases, list):
         raise _damaged(name, "'cases' must be a list of case entries")
     unevaluated = data.get("unevaluated", [])
-    if not isinstance(unevaluated, list) or not all(isinstance(n, str) for n in unevaluated):
+    if not isinstance(unevaluated, list) or not all(_is_name(n) for n in unevaluated):
         raise _damaged(name, "'unevaluated' must be a list of node ids")
     complete = data.get("complete", True)
     if not isinstance(complete, bool):
@@ -56,7 +71,9 @@ def _check_case(case: Any, number: int, paths: set[str], name: str) -> None:
     if not isinstance(case, dict):
         raise _damaged(name, f"case {number} is not an object")
     nodeid = case.get("nodeid")
-    where = f"case {number}" + (f" ({nodeid})" if isinstance(nodeid, str) else "")
+    where = f"case {number}"
+    if isinstance(nodeid, str) and printable(nodeid) == nodeid:
+        where += f" ({trimmed(nodeid)})"
     for key in EVERY_CASE:
         if key not in case:
             raise _damaged(name, f"{where} has no {key!r}")

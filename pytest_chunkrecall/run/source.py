@@ -6,14 +6,17 @@ cases would add up to a run that never happened.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, TypedDict
 
-from ..errors import ChunkrecallError
+from ..errors import ChunkrecallError, shown
 
 KEY = "source"
+_COMMIT = re.compile("[0-9a-f]{40,64}")  # as the report's schema has it
+_VERSION = re.compile("[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")  # PEP 440's characters
 GIT_TIMEOUT = 5.0  # seconds; a slow or hung git costs the report its commit, never the run
 
 
@@ -49,12 +52,20 @@ def git_commit(rootdir: Path) -> str | None:
     return commit if done.returncode == 0 and commit else None
 
 
-def of_report(data: Mapping[str, Any], *, name: str) -> Source | None:
-    """The ``source`` a report (named ``name``) records; None for a report older than the key.
+def of_report(data: Mapping[str, Any], *, name: str, required: bool = False) -> Source | None:
+    """The ``source`` a report (named ``name``) records; None for a report older than the key,
+    unless it is ``required`` (a shard to merge: what it was run from decides whether it may).
 
-    Raises :class:`ChunkrecallError` when the key holds something else.
+    Raises :class:`ChunkrecallError` when the key holds something else: a commit is a git
+    commit id and a version a version number, since messages print them as they are.
     """
     found = data.get(KEY)
+    if found is None and required:
+        raise ChunkrecallError(
+            f"{name} has no 'source' (the version and commit it was run from), which every "
+            "shard to merge needs: it was written by an older pytest-chunkrecall, or edited; "
+            "write it again with --chunkrecall-report"
+        )
     if found is None:
         return None
     if not (
@@ -65,7 +76,17 @@ def of_report(data: Mapping[str, Any], *, name: str) -> Source | None:
             f"{name} is damaged: 'source' must be an object with a version and a commit, each a "
             "string or null; write it again with --chunkrecall-report"
         )
-    return {"version": found.get("version"), "commit": found.get("commit")}
+    commit, version = found.get("commit"), found.get("version")
+    for key, value, pattern, shape in (
+        ("commit", commit, _COMMIT, "a git commit id (40 to 64 hexadecimal digits)"),
+        ("version", version, _VERSION, "a version number, such as 1.2.0"),
+    ):
+        if value is not None and not pattern.fullmatch(value):
+            raise ChunkrecallError(
+                f"{name} is damaged: the {key} of 'source' is {shown(value)}; it must be "
+                f"{shape} or null; write it again with --chunkrecall-report"
+            )
+    return {"version": version, "commit": commit}
 
 
 def merged(sources: Sequence[tuple[str, Source | None]], *, allow_mixed: bool) -> Source | None:

@@ -17,24 +17,29 @@ from typing import Any
 import yaml
 
 from ..chunking import sweepable
+from ..config.table import BY_NAME, SETUP_KEYS
 from ..errors import ChunkrecallError
 from ..evaluation.plan import Plan
 from ..evaluation.results import CaseResult
 from ..evaluation.suite import Component, Suite, SuiteCache
 from ..gold import Case
+from ..gold.safe_yaml import load_inline
 from ..measures.statistics import SweepEvidence, holm, sweep_evidence
 
-_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$")
+_ASSIGNMENT = re.compile(r"^([A-Za-z_]\w*)=(.*)$", re.DOTALL)
+_OPENING, _CLOSING = "{[(", "}])"
 
 
 def parse(spec: str) -> list[dict[str, Any]]:
-    """The settings a sweep spec names: ``"overlap=0,24,48"``, ``"size=400,800; overlap=0,100"``.
+    """The settings a sweep spec names: ``"overlap=0,24,48"``, ``"size=400,800; overlap=0,100"``,
+    ``"loader=site:soup,site:spaced"``, ``"retriever_args={k1: 1.2},{k1: 2.0}"``.
 
-    Several arguments make a grid (every combination). Raises ``ValueError``
-    saying what is wrong with the spec.
+    A name is a setup setting of the settings table, checked as the gold file's would be,
+    or else an argument of the configured chunker. Several names make a grid (every
+    combination). Raises ``ValueError`` saying what is wrong with the spec.
     """
     axes: dict[str, list[Any]] = {}
-    parts = [part for part in re.split(r"[;\s]+", spec.strip()) if part]
+    parts = [part for part in _split(spec.strip(), "; \t\n") if part]
     if not parts:
         raise ValueError("it is empty; write e.g. 'overlap=0,24,48'")
     for part in parts:
@@ -48,31 +53,93 @@ def parse(spec: str) -> list[dict[str, Any]]:
         same = [other for other in axes if sweepable.sweep_name(other) == own]
         if same:
             raise ValueError(f"{same[0]!r} and {name!r} name the same argument; give one of them")
-        items = values.split(",")
-        if not values or any(not item.strip() for item in items):
+        items = _split(values, ",")
+        if not values or any(not item for item in items):
             raise ValueError(f"{name!r} needs a list of values, e.g. {name}=0,24,48")
-        axes[name] = [_scalar(item.strip()) for item in items]
+        axes[name] = [_value(name, item) for item in items]
+    _check_chunker_axes(list(axes))
     names = list(axes)
     return [dict(zip(names, combo, strict=True)) for combo in itertools.product(*axes.values())]
 
 
-STAGE_SETTINGS = ("candidates",)
-"""Sweep settings that are no chunker argument: the first stage's depth before a reranker."""
+def _value(name: str, text: str) -> Any:
+    """One value of the axis ``name``: a setup setting's checked by its row, a chunker
+    argument's read as a YAML scalar."""
+    setting = BY_NAME.get(name)
+    if setting is None:
+        return _scalar(text)
+    if name not in SETUP_KEYS:
+        raise ValueError(
+            f"{name!r} is no part of the setup; a sweep varies {', '.join(SETUP_KEYS)}, "
+            "or the chunker's arguments (e.g. size, overlap)"
+        )
+    try:
+        value = load_inline(text, key=name)
+    except (yaml.YAMLError, ChunkrecallError):
+        raise ValueError(f"{name}={text}: cannot read {text!r} as YAML or JSON") from None
+    checked, problem = setting.check(value)
+    if problem:
+        raise ValueError(f"{name}={text} {problem}")
+    return checked
+
+
+def _check_chunker_axes(names: list[str]) -> None:
+    """Arguments of the configured chunker cannot be swept with another chunker or mapping."""
+    arguments = [name for name in names if name not in BY_NAME]
+    replacing = [name for name in ("chunker", "chunker_args") if name in names]
+    if arguments and replacing:
+        raise ValueError(
+            f"{arguments[0]!r} is an argument of the configured chunker, which {replacing[0]}= "
+            f"replaces; sweep chunker_args= with whole mappings instead, e.g. "
+            "chunker_args={size: 400},{size: 800}"
+        )
+
+
+def _split(text: str, separators: str) -> list[str]:
+    """``text`` cut at each of ``separators`` outside brackets and quotes, each piece
+    stripped (``{a: 1, b: 2},{a: 3}`` is two values)."""
+    pieces, current, depth, quote = [], "", 0, ""
+    for character in text:
+        if quote:
+            quote = "" if character == quote else quote
+        elif character in "\"'":
+            quote = character
+        elif character in _OPENING:
+            depth += 1
+        elif character in _CLOSING:
+            depth = max(0, depth - 1)
+        elif character in separators and depth == 0:
+            pieces.append(current.strip())
+            current = ""
+            continue
+        current += character
+    pieces.append(current.strip())
+    return pieces
 
 
 def chunker_setting(setting: Mapping[str, Any]) -> dict[str, Any]:
-    """The part of a sweep setting that goes to the chunker."""
-    return {name: value for name, value in setting.items() if name not in STAGE_SETTINGS}
+    """The part of a sweep setting that goes to the configured chunker as arguments."""
+    return {name: value for name, value in setting.items() if name not in BY_NAME}
+
+
+def setup_setting(setting: Mapping[str, Any]) -> dict[str, Any]:
+    """The part of a sweep setting that replaces setup settings of the settings table."""
+    return {name: value for name, value in setting.items() if name in BY_NAME}
 
 
 def stage_problem(plan: Plan, setting: Mapping[str, Any]) -> str | None:
-    """Why a sweep setting's stage part cannot be applied to ``plan``, or ``None``."""
-    if "candidates" not in setting:
+    """Why a sweep setting's setup part cannot be applied to ``plan``, or ``None``."""
+    if plan.reranker is not None or "reranker" in setting:
         return None
-    if plan.reranker is None:
+    if "candidates" in setting:
         return (
             "candidates= sets how many chunks the retriever gives the reranker, and this gold "
             "file has no reranker (set reranker:, or chunkrecall_reranker)"
+        )
+    if "reranker_args" in setting:
+        return (
+            "reranker_args= gives arguments to the reranker, and this gold file has no "
+            "reranker (set reranker:, or chunkrecall_reranker, or sweep reranker= too)"
         )
     return None
 
@@ -93,14 +160,14 @@ def contributions(
     except ChunkrecallError as exc:  # checked at collection; evaluated in code, it may not be
         return [{"error": exc.message}] * (len(settings) + 1)
     configured = sweepable.configured(chunker.obj, chunker.args, targets)
-    if "candidates" in settings[0]:
-        configured["candidates"] = plan.candidates
+    configured.update({name: plan.in_effect(name) for name in setup_setting(settings[0])})
     found = [{**_contribution(plan, suite, result), "configured": configured}]
     for setting in settings:
         try:
-            at = plan.with_chunker(swept(chunker, chunker_setting(setting), targets))
-            if "candidates" in setting:
-                at = at.with_candidates(setting["candidates"])
+            at = plan
+            if targets:
+                at = at.with_chunker(swept(chunker, chunker_setting(setting), targets))
+            at = at.at(setup_setting(setting))
             other = at.suite(suites)
             found.append(_contribution(at, other, at.evaluate(other, case)))
         except ChunkrecallError as exc:
@@ -298,12 +365,17 @@ def _evidence_json(evidence: SweepEvidence | None) -> dict[str, Any]:
 
 def _label(setting: dict[str, Any] | None, configured: list[Any]) -> str:
     if setting is not None:
-        return " ".join(f"{name}={value}" for name, value in setting.items())
+        return " ".join(f"{name}={_shown(value)}" for name, value in setting.items())
     values = [c for c in configured if c is not None]
     if not values or any(c != values[0] for c in values):
         return "configured"  # gold files configured differently
-    shown = " ".join(f"{k}={'default' if v is None else v}" for k, v in values[0].items())
+    shown = " ".join(f"{k}={'default' if v is None else _shown(v)}" for k, v in values[0].items())
     return f"configured ({shown})"
+
+
+def _shown(value: Any) -> str:
+    """A setting's value in a row's label: a mapping written out whole, as JSON."""
+    return json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else str(value)
 
 
 def _scalar(text: str) -> Any:

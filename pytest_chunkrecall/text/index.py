@@ -23,6 +23,8 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Sequence
 
+from . import edges
+
 _WORD = re.compile(r"\w+")
 
 # How many times over the corpus is scanned before it is indexed: about as many
@@ -80,7 +82,8 @@ class WordIndex:
         self._indexed = True
 
     def find(self, pattern: str) -> Iterator[tuple[int, int]]:
-        """Every ``(text number, offset)`` where ``pattern`` occurs, in text order, lazily.
+        """Every ``(text number, offset)`` where ``pattern`` occurs whole (a number not
+        inside a longer one, :mod:`.edges`), in text order, lazily.
 
         Each anchor word's postings are already in text order, so the candidates
         are merged rather than collected and sorted: a caller that stops at the
@@ -97,7 +100,8 @@ class WordIndex:
         texts = self.texts
         for candidate in self._candidates(pattern, tokens):
             text_no, pos = self._split(candidate)
-            if pos >= 0 and texts[text_no].startswith(pattern, pos):
+            text = texts[text_no]
+            if pos >= 0 and text.startswith(pattern, pos) and edges.whole_at(text, pattern, pos):
                 yield text_no, pos
 
     def _candidates(self, pattern: str, tokens: list[re.Match[str]]) -> Iterator[int]:
@@ -200,10 +204,10 @@ class WordIndex:
         """Every occurrence of ``pattern``, text by text, each text read as it is reached."""
         for text_no, text in enumerate(self.texts):
             self._scan_budget -= len(text) + 1
-            at = text.find(pattern)
+            at = edges.find(text, pattern)
             while at >= 0:
                 yield text_no, at
-                at = text.find(pattern, at + 1)
+                at = edges.find(text, pattern, at + 1)
 
 
 def _shifted(postings: array[int], shift: int) -> Iterator[int]:

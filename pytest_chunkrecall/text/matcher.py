@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from . import edges
 from .folding import fold_text
 
 # rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
@@ -20,7 +21,8 @@ class Matcher:
     """One match mode, applied the same way to hits, split detection and absent detection.
 
     ``fuzzy`` forgives typos, never numbers: "15 percent" does not match "16 percent",
-    so a fuzzy gate cannot pass on the wrong figure.
+    so a fuzzy gate cannot pass on the wrong figure. In every mode a number is matched
+    whole (:mod:`.edges`): "30 days" is not in "130 days".
     """
 
     mode: str = "normalized"
@@ -33,8 +35,8 @@ class Matcher:
     def contains(self, text: str, needle: str) -> bool:
         """Whether prepared ``text`` holds prepared ``needle`` whole."""
         if self.mode != "fuzzy":
-            return needle in text
-        if needle in text:
+            return edges.holds(text, needle)
+        if edges.holds(text, needle):
             return True
         from rapidfuzz import fuzz
 
@@ -45,7 +47,9 @@ class Matcher:
         alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=self.threshold)
         if alignment is None:
             return False
-        return self.numbers_agree(needle, text[alignment.dest_start : alignment.dest_end])
+        return self.numbers_agree(
+            needle, edges.widened(text, alignment.dest_start, alignment.dest_end)
+        )
 
     def score(self, text: str, needle: str) -> float:
         """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
@@ -59,8 +63,8 @@ class Matcher:
     def numbers_agree(needle: str, aligned: str) -> bool:
         """Whether every number of ``needle`` appears, as the same number, in ``aligned`` text.
 
-        The aligned text is widened by nothing: a number cut at its edge ("30" of
-        "300") is read as the digits it shows, and counts only when whole.
+        The aligned text is widened to the whole numbers at its edges
+        (:func:`.edges.widened`): "30" aligned inside "130" is read as 130.
         """
         wanted = [_signed(number) for number in _NUMBER.findall(needle)]
         if not wanted:
