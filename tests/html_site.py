@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from .conftest import Shop
 
 RETURNS_HTML = """\
@@ -38,7 +40,11 @@ def load(path):
 
 
 def html_site(shop: Shop, extra_ini: str = "") -> Shop:
-    """``shop`` with site/*.html as its corpus and site_loader:load as its loader."""
+    """``shop`` with site/*.html as its corpus and site_loader:load as its loader; the test
+    skips where BeautifulSoup (the integration extra) is not installed."""
+    pytest.importorskip(
+        "bs4", reason="the loader is BeautifulSoup's: pip install -e '.[integration]'"
+    )
     shop.write("site/returns.html", RETURNS_HTML)
     shop.write("site/shipping.html", SHIPPING_HTML)
     shop.write("site_loader.py", LOADER)
