@@ -12,6 +12,8 @@ from pytest_chunkrecall.evaluation.finder import Finder
 from pytest_chunkrecall.text.index import WordIndex
 from pytest_chunkrecall.text.matcher import Matcher
 
+from .test_number_edges import whole_occurrences
+
 # Short words that are prefixes, suffixes and infixes of each other, punctuation,
 # an underscore (a word character) and a non-ASCII letter.
 ATOMS = st.sampled_from(["a", "b", "ab", "ba", "aa", " ", "  ", ".", ",", "-", "_", "é", "1"])
@@ -20,11 +22,10 @@ TEXTS = st.lists(TEXT, min_size=1, max_size=3)
 
 
 def scan(texts: list[str], pattern: str) -> list[tuple[int, int]]:
+    """Every occurrence by a scan of every position, numbers held whole (``1`` is not in
+    ``11``)."""
     return [
-        (number, at)
-        for number, text in enumerate(texts)
-        for at in range(len(text) - len(pattern) + 1)
-        if text.startswith(pattern, at)
+        (number, at) for number, text in enumerate(texts) for at in whole_occurrences(text, pattern)
     ]
 
 
@@ -49,6 +50,7 @@ def texts_and_pattern(draw):
 @example((["a.a"], ".a"))
 @example((["é-é"], "-é"))
 @example(([""], "a"))
+@example((["11"], "1"))
 def test_find_equals_a_scan_of_every_position(case):
     texts, pattern = case
     assert list(WordIndex(texts, scans_before_indexing=0).find(pattern)) == scan(texts, pattern)
