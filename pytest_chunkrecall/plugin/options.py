@@ -20,13 +20,13 @@ from ..config.table import (
     BY_NAME,
     DEFAULT_BATCH_SIZE,
     DEFAULT_DEPTH,
+    Policy,
     candidates_problem,
     resolved_k,
 )
 from ..corpus import corpus_roots
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
-from ..evaluation.repeat import Policy
 from ..evaluation.suite import Component
 from ..files import not_regular, real_target
 from ..guard import (
