@@ -236,7 +236,7 @@ def _compare(
     base: baseline.Baseline,
     fold: RunFold,
     spool: Spool,
-    made_from: source.Source | None,
+    made_from: source.SourceJSON | None,
     whole: completeness.Completeness,
 ) -> int:
     rootdir: Path = args.rootdir
