@@ -388,7 +388,7 @@ class Finder:
                 continue
             alignment = fuzz.partial_ratio_alignment(pattern, text, score_cutoff=threshold)
             if alignment is None or not matcher.numbers_agree(
-                pattern, edges.widened(text, alignment.dest_start, alignment.dest_end)
+                pattern, edges.with_whole_numbers(text, alignment.dest_start, alignment.dest_end)
             ):
                 continue
             if found is None or alignment.score > found[0]:

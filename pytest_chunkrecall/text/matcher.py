@@ -48,7 +48,7 @@ class Matcher:
         if alignment is None:
             return False
         return self.numbers_agree(
-            needle, edges.widened(text, alignment.dest_start, alignment.dest_end)
+            needle, edges.with_whole_numbers(text, alignment.dest_start, alignment.dest_end)
         )
 
     def score(self, text: str, needle: str) -> float:
@@ -64,7 +64,7 @@ class Matcher:
         """Whether every number of ``needle`` appears, as the same number, in ``aligned`` text.
 
         The aligned text is widened to the whole numbers at its edges
-        (:func:`.edges.widened`): "30" aligned inside "130" is read as 130.
+        (:func:`.edges.with_whole_numbers`): "30" aligned inside "130" is read as 130.
         """
         wanted = [_signed(number) for number in _NUMBER.findall(needle)]
         if not wanted:
