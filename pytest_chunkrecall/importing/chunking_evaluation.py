@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ChunkrecallError
-from .anchor import Source, closest, content_words, nearest, occurrences, sentences
+from .anchor import Source, closest_passage, content_words, nearest, occurrences, sentences
 from .rows import Row, loads, read_rows, read_text, require
 from .writing import (
     PYTEST_INI,
@@ -202,7 +202,7 @@ def _unresolved(case_id: str, question: str, reference: Excerpt, source: Source)
     notes = [
         f"{case_id}: the excerpt at {reference.start}..{reference.end} is not in {source.name}."
     ]
-    best = closest([source], reference.content)
+    best = closest_passage([source], reference.content)
     if best is not None:
         notes.append(
             f"  closest text (score {best.score:.0f}/100) at {best.place}: {one_line(best.place.text)!r}"
