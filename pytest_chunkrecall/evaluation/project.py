@@ -25,7 +25,7 @@ if sys.version_info >= (3, 11):
 else:  # pytest depends on tomli where the standard library has no tomllib
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-from ..config.settings import SETTING_KEYS, Settings
+from ..config.settings import GOLD_KEYS, Settings
 from ..config.table import BY_NAME
 from ..corpus import corpus_roots
 from ..errors import ChunkrecallError
@@ -131,7 +131,7 @@ def _ini_settings(options: Mapping[str, Any], rootdir: Path) -> Settings:
     """The gold-file settings of the ini options, read and checked as the plugin reads them."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
+    for key in GOLD_KEYS:
         setting = BY_NAME[key]
         value = ini_value(setting, options.get(setting.option))
         if value is not None:

@@ -15,7 +15,7 @@ from ..baseline import saved as baseline
 from ..baseline.policy import GateSettings
 from ..baseline.saved import Baseline
 from ..config.resolve import resolve
-from ..config.settings import SETTING_KEYS, Settings
+from ..config.settings import GOLD_KEYS, Settings
 from ..config.table import (
     BY_NAME,
     DEFAULT_BATCH_SIZE,
@@ -393,7 +393,7 @@ def _ini_settings(config: pytest.Config) -> Settings:
     """What the ini file sets of the settings a gold file may set too, each checked."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
+    for key in GOLD_KEYS:
         value = ini_given(config, key)
         if value is not None:
             values[key] = value
