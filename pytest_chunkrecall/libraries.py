@@ -12,7 +12,7 @@ from .errors import ChunkrecallError
 
 
 @dataclass(frozen=True)
-class Kind:
+class Family:
     """A family of library objects: the class they descend from and the package shipping it."""
 
     library: str  # as people call it
@@ -23,7 +23,7 @@ class Kind:
     known: str  # the versions whose API this adapter was written against
 
     def describes(self, obj: Any) -> bool:
-        """Whether ``obj`` (a class or an instance) descends from this kind's base class."""
+        """Whether ``obj`` (a class or an instance) descends from this family's base class."""
         cls = obj if inspect.isclass(obj) else type(obj)
         for ancestor in getattr(cls, "__mro__", ()):
             package = (getattr(ancestor, "__module__", "") or "").partition(".")[0]
@@ -32,7 +32,7 @@ class Kind:
         return False
 
     def changed(self, role: str, name: str, problem: str, where: str | None) -> ChunkrecallError:
-        """The error for an object of this kind whose API is not the one the adapter knows."""
+        """The error for an object of this family whose API is not the one the adapter knows."""
         try:
             installed = f"{self.distribution} {metadata.version(self.distribution)}"
         except metadata.PackageNotFoundError:
@@ -51,7 +51,7 @@ _LLAMAINDEX = ("llama_index",)
 _LANGCHAIN_VERSIONS = "1.x"
 _LLAMAINDEX_VERSIONS = "0.14"
 
-LANGCHAIN_SPLITTER = Kind(
+LANGCHAIN_SPLITTER = Family(
     library="LangChain",
     what="text splitter",
     packages=_LANGCHAIN,
@@ -59,7 +59,7 @@ LANGCHAIN_SPLITTER = Kind(
     distribution="langchain-text-splitters",
     known=_LANGCHAIN_VERSIONS,
 )
-LLAMAINDEX_PARSER = Kind(
+LLAMAINDEX_PARSER = Family(
     library="LlamaIndex",
     what="node parser",
     packages=_LLAMAINDEX,
@@ -67,7 +67,7 @@ LLAMAINDEX_PARSER = Kind(
     distribution="llama-index-core",
     known=_LLAMAINDEX_VERSIONS,
 )
-CHONKIE_CHUNKER = Kind(
+CHONKIE_CHUNKER = Family(
     library="chonkie",
     what="chunker",
     packages=("chonkie",),
@@ -75,7 +75,7 @@ CHONKIE_CHUNKER = Kind(
     distribution="chonkie",
     known="1.x",
 )
-SEMCHUNK_CHUNKER = Kind(
+SEMCHUNK_CHUNKER = Family(
     library="semchunk",
     what="chunker",
     packages=("semchunk",),
@@ -83,7 +83,7 @@ SEMCHUNK_CHUNKER = Kind(
     distribution="semchunk",
     known="3.x and 4.x",
 )
-LANGCHAIN_STORE = Kind(
+LANGCHAIN_STORE = Family(
     library="LangChain",
     what="vector store",
     packages=_LANGCHAIN,
@@ -91,7 +91,7 @@ LANGCHAIN_STORE = Kind(
     distribution="langchain-core",
     known=_LANGCHAIN_VERSIONS,
 )
-LANGCHAIN_RETRIEVER = Kind(
+LANGCHAIN_RETRIEVER = Family(
     library="LangChain",
     what="retriever",
     packages=_LANGCHAIN,
@@ -99,7 +99,7 @@ LANGCHAIN_RETRIEVER = Kind(
     distribution="langchain-core",
     known=_LANGCHAIN_VERSIONS,
 )
-LLAMAINDEX_RETRIEVER = Kind(
+LLAMAINDEX_RETRIEVER = Family(
     library="LlamaIndex",
     what="retriever",
     packages=_LLAMAINDEX,
@@ -107,7 +107,7 @@ LLAMAINDEX_RETRIEVER = Kind(
     distribution="llama-index-core",
     known=_LLAMAINDEX_VERSIONS,
 )
-LLAMAINDEX_INDEX = Kind(
+LLAMAINDEX_INDEX = Family(
     library="LlamaIndex",
     what="index",
     packages=_LLAMAINDEX,
@@ -118,9 +118,9 @@ LLAMAINDEX_INDEX = Kind(
 
 
 def library_method(
-    obj: Any, method: str, kind: Kind, name: str, where: str | None, role: str = "retriever"
+    obj: Any, method: str, family: Family, name: str, where: str | None, role: str = "retriever"
 ) -> Callable[..., Any]:
     found = getattr(obj, method, None)
     if not callable(found):
-        raise kind.changed(role, name, f"it has no {method}() method", where)
+        raise family.changed(role, name, f"it has no {method}() method", where)
     return found  # type: ignore[no-any-return]

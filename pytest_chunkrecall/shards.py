@@ -20,12 +20,12 @@ from .baseline.case_outcome import case_outcome, quarantined
 from .baseline.decision import GateOutcome, gate_run
 from .baseline.drift import Drift, drift, span_documents
 from .baseline.existing import existing_cases
-from .baseline.policy import GATES, GateSettings
+from .baseline.policy import GateSettings
 from .baseline.update import accept_command
+from .config.table import GATES, POLICIES, Policy
 from .errors import ChunkrecallError, counted, trimmed
 from .evaluation import codec
 from .evaluation.case_facts import CaseBrief
-from .evaluation.repeat import POLICIES, Policy
 from .evaluation.results import CaseResult
 from .files import append_text, real_target, write_atomically
 from .guard import Holds, OutputPath, check, quoted, survey
@@ -236,7 +236,7 @@ def _compare(
     base: baseline.Baseline,
     fold: RunFold,
     spool: Spool,
-    made_from: source.Source | None,
+    made_from: source.SourceJSON | None,
     whole: completeness.Completeness,
 ) -> int:
     rootdir: Path = args.rootdir

@@ -5,7 +5,13 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from pytest_chunkrecall.importing.anchor import Source, closest, nearest, occurrences, sentence
+from pytest_chunkrecall.importing.anchor import (
+    Source,
+    closest_passage,
+    nearest,
+    occurrences,
+    sentence,
+)
 from pytest_chunkrecall.text.folding import fold_text
 
 TEXT = st.text(alphabet=st.sampled_from("ab AB.\n\t\u00e9e\u0301\ufb01!?"), max_size=60)
@@ -59,7 +65,7 @@ def test_the_nearest_occurrence_wins_and_verbatim_beats_folded():
 
 def test_the_closest_text_is_located_in_the_document_as_stored():
     source = Source("docs/a.md", "Intro.\n\nRefunds go back to the\noriginal   payment method.\n")
-    best = closest([source], "the original payment methods")
+    best = closest_passage([source], "the original payment methods")
     assert best is not None and best.score > 90
     assert str(best.place) == "docs/a.md:3"
     assert fold_text(best.place.text).startswith("the original payment method")

@@ -12,7 +12,8 @@ import pytest
 from pytest_chunkrecall.errors import ChunkrecallError
 from pytest_chunkrecall.evaluation.results import VERDICTS, Verdict
 from pytest_chunkrecall.render.markdown_text import markdown_text
-from pytest_chunkrecall.run.report_shape import OUTCOMES, check_report
+from pytest_chunkrecall.run.entry import TestOutcome
+from pytest_chunkrecall.run.report_shape import check_report
 
 from .conftest import REPORT_SCHEMA
 from .conftest import check_report as schema_check
@@ -79,7 +80,7 @@ def test_the_verdicts_and_outcomes_are_the_schemas() -> None:
     schema = json.loads(REPORT_SCHEMA.read_text(encoding="utf-8"))
     assert set(VERDICTS) == set(get_args(Verdict)) == set(schema["$defs"]["verdict"]["enum"])
     outcome = schema["$defs"]["case"]["properties"]["outcome"]["enum"]
-    assert set(OUTCOMES) == set(outcome)
+    assert set(get_args(TestOutcome)) == set(outcome)
 
 
 def test_a_case_of_a_gold_file_the_report_does_not_list_is_refused() -> None:

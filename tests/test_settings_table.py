@@ -5,14 +5,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from typing import get_args
 
 import pytest
 
-from pytest_chunkrecall.baseline.policy import GATES
 from pytest_chunkrecall.config.settings import Settings
 from pytest_chunkrecall.config.table import GOLD_KEYS, SETTINGS, resolved_k
-from pytest_chunkrecall.evaluation.repeat import Policy
 
 from .conftest import assert_no_internals, dedent
 from .test_docs import reference_entries
@@ -39,12 +36,6 @@ def test_every_row_of_the_table_has_exactly_one_entry_in_the_options_page():
 def test_the_settings_fields_are_the_rows_a_gold_file_may_set():
     own = [f.name for f in dataclasses.fields(Settings) if f.name not in ("corpus_base", "origins")]
     assert own == list(GOLD_KEYS)
-
-
-def test_the_choices_of_the_table_are_the_values_the_code_knows():
-    choices = {s.name: getattr(s.kind, "choices", None) for s in SETTINGS}
-    assert choices["unstable"] == get_args(Policy)
-    assert choices["gate"] == GATES
 
 
 def test_k_is_the_override_then_the_first_given_then_the_default():

@@ -6,10 +6,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from ..config.table import Gate, Policy
 from ..evaluation.case_facts import Scored
-from ..evaluation.repeat import Policy, ranks_text
+from ..evaluation.repeat import ranks_text
 from ..evaluation.verdicts import kind_of
-from .policy import Gate
 from .reasons import tolerated_regression
 from .saved import Entry, classify
 

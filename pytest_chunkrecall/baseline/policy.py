@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
 
+from ..config.table import Gate
 from ..measures.statistics import PairedComparison
-
-Gate = Literal["cases", "significant"]
-"""``cases``: every regression fails; ``significant``: only a significant drop does."""
-
-GATES: tuple[Gate, ...] = ("cases", "significant")
 
 
 @dataclass(frozen=True)

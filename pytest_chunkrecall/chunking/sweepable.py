@@ -23,7 +23,7 @@ from ..libraries import (
     LANGCHAIN_SPLITTER,
     LLAMAINDEX_PARSER,
     SEMCHUNK_CHUNKER,
-    Kind,
+    Family,
 )
 
 ALIASES: Mapping[str, tuple[str, ...]] = {
@@ -41,7 +41,7 @@ class Knob:
     attribute: str | None  # None: an argument of each call, never kept on the object
 
 
-LIBRARY_KNOBS: tuple[tuple[Kind, Mapping[str, Knob]], ...] = (
+LIBRARY_KNOBS: tuple[tuple[Family, Mapping[str, Knob]], ...] = (
     (
         LANGCHAIN_SPLITTER,
         {
@@ -129,10 +129,10 @@ def apply(
 
 def _check_copy(copied: Any) -> None:
     """What the library's constructor would have refused, since a copy is not built again."""
-    kind = _kind(copied)
-    if kind is None:
+    family = _family(copied)
+    if family is None:
         return
-    knobs = dict(LIBRARY_KNOBS)[kind]
+    knobs = dict(LIBRARY_KNOBS)[family]
     kept = {
         name: getattr(copied, knob.attribute, None)
         for name, knob in knobs.items()
@@ -142,7 +142,7 @@ def _check_copy(copied: Any) -> None:
     if isinstance(size, int) and isinstance(overlap, int) and overlap > size:
         raise ChunkrecallError(
             f"an overlap of {overlap} is larger than the chunk size {size}, which a "
-            f"{kind.library} {kind.what} refuses"
+            f"{family.library} {family.what} refuses"
         )
 
 
@@ -162,13 +162,13 @@ def configured(obj: Any, args: Mapping[str, Any], found: Sequence[Target]) -> di
 
 
 def _target(obj: Any, name: str, *, chunker: str) -> Target:
-    kind = _kind(obj)
-    knobs = dict(LIBRARY_KNOBS)[kind] if kind is not None else {}
+    family = _family(obj)
+    knobs = dict(LIBRARY_KNOBS)[family] if family is not None else {}
     knob = knobs.get(sweep_name(name))
     if inspect.isclass(obj) or is_function(obj):
-        return _argument(obj, name, knob, kind, chunker=chunker)
+        return _argument(obj, name, knob, family, chunker=chunker)
     what = f"a {type(obj).__name__}"
-    if kind is None:
+    if family is None:
         raise _refusal(
             name,
             chunker,
@@ -176,13 +176,13 @@ def _target(obj: Any, name: str, *, chunker: str) -> Target:
             "pytest-chunkrecall knows where only LangChain, LlamaIndex, chonkie and semchunk "
             f"chunkers keep their settings; {_instead(chunker)}",
         )
-    what += f" (a {kind.library} {kind.what})"
+    what += f" (a {family.library} {family.what})"
     if knob is None:
         raise _refusal(
             name,
             chunker,
             f", {what}: pytest-chunkrecall sets only {', '.join(knobs)} on a "
-            f"{kind.library} {kind.what}; {_instead(chunker)}",
+            f"{family.library} {family.what}; {_instead(chunker)}",
         )
     if knob.attribute is None or hasattr(obj, knob.attribute):
         return Target(name, knob.keyword, knob.attribute)
@@ -197,17 +197,21 @@ def _target(obj: Any, name: str, *, chunker: str) -> Target:
     )
 
 
-def _argument(obj: Any, name: str, knob: Knob | None, kind: Kind | None, *, chunker: str) -> Target:
+def _argument(
+    obj: Any, name: str, knob: Knob | None, family: Family | None, *, chunker: str
+) -> Target:
     """Where sweep argument ``name`` goes among the arguments of a class, function or factory."""
     takes, open_ended = _keywords(obj)
-    own = knob is not None and kind is not None and inspect.isclass(obj)
+    own = knob is not None and family is not None and inspect.isclass(obj)
     wanted = (knob.keyword,) if own and knob is not None else _candidates(name)
     for keyword in wanted:
         if keyword in takes:
             return Target(name, keyword)
     if open_ended:
         return Target(name, wanted[0])
-    called = f" ({kind.library}'s name for {name})" if own and kind and wanted[0] != name else ""
+    called = (
+        f" ({family.library}'s name for {name})" if own and family and wanted[0] != name else ""
+    )
     raise _refusal(
         name,
         chunker,
@@ -240,8 +244,8 @@ def _instead(chunker: str) -> str:
     return f"{where} its class or a factory instead, which the sweep calls with its arguments"
 
 
-def _kind(obj: Any) -> Kind | None:
-    return next((kind for kind, _ in LIBRARY_KNOBS if kind.describes(obj)), None)
+def _family(obj: Any) -> Family | None:
+    return next((family for family, _ in LIBRARY_KNOBS if family.describes(obj)), None)
 
 
 def _candidates(name: str) -> tuple[str, ...]:

@@ -23,9 +23,6 @@ from .table import (
     check_setting,
 )
 
-SETTING_KEYS = GOLD_KEYS
-"""The settings a gold file may set: the table's rows that say so, each a field below."""
-
 __all__ = [
     "DEFAULT_CANDIDATES",
     "DEFAULT_CHUNKER",
@@ -35,8 +32,8 @@ __all__ = [
     "DEFAULT_MATCH",
     "DEFAULT_RETRIEVER",
     "FUNCTION_KEYS",
+    "GOLD_KEYS",
     "MATCH_MODES",
-    "SETTING_KEYS",
     "Settings",
     "check_setting",
     "did_you_mean",
@@ -74,7 +71,7 @@ class Settings:
     def __post_init__(self) -> None:
         # Settings built in code (a notebook's evaluate()) are checked as the gold and
         # ini files' are: a bad value is a ChunkrecallError now, not a traceback later.
-        for key in SETTING_KEYS:
+        for key in GOLD_KEYS:
             value = getattr(self, key)
             if value is None:
                 continue
@@ -100,7 +97,7 @@ class Settings:
             if getattr(self, setting.name) is None
             else getattr(self, setting.name)
             for setting in fields(self)
-            if setting.name in SETTING_KEYS
+            if setting.name in GOLD_KEYS
         }
         for kind in ("chunker", "retriever", "reranker"):
             mine = getattr(self, kind)

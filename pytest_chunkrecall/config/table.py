@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from .kinds import (
     Arguments,
@@ -28,6 +28,16 @@ from .kinds import (
 from .limits import MAX_K
 
 MATCH_MODES = ("exact", "normalized", "fuzzy")
+
+Policy = Literal["strict", "quarantine"]
+"""``chunkrecall_unstable``: an unstable case's outcome is its worst result (``strict``), or an
+expected failure left out of the baseline comparison (``quarantine``)."""
+POLICIES: tuple[Policy, ...] = get_args(Policy)
+
+Gate = Literal["cases", "significant"]
+"""``chunkrecall_gate``: ``cases``: every regression fails; ``significant``: only a significant
+drop does."""
+GATES: tuple[Gate, ...] = get_args(Gate)
 DEFAULT_CHUNKER = "pytest_chunkrecall.chunkers:fixed_size"
 DEFAULT_RETRIEVER = "pytest_chunkrecall.retrievers:bm25"
 DEFAULT_K = 5
@@ -232,7 +242,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "unstable",
-        Choice(("strict", "quarantine")),
+        Choice(POLICIES),
         "strict",
         "What becomes of an unstable case: 'strict' (default) takes its worst result; "
         "'quarantine' makes it an expected failure, left out of the baseline comparison",
@@ -267,7 +277,7 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting(
         "gate",
-        Choice(("cases", "significant")),
+        Choice(GATES),
         "cases",
         "How a baseline comparison fails the run: 'cases' (default) fails on every regression; "
         "'significant' makes regressions expected failures and fails only when the hit-rate is "

@@ -386,10 +386,8 @@ class Finder:
         for doc_no, text in enumerate(texts):
             if docs is not None and self.documents[doc_no].id not in docs:
                 continue
-            alignment = fuzz.partial_ratio_alignment(pattern, text, score_cutoff=threshold)
-            if alignment is None or not matcher.numbers_agree(
-                pattern, edges.widened(text, alignment.dest_start, alignment.dest_end)
-            ):
+            alignment = matcher.aligned(text, pattern)
+            if alignment is None:
                 continue
             if found is None or alignment.score > found[0]:
                 found = (alignment.score, doc_no, alignment.dest_start, alignment.dest_end)

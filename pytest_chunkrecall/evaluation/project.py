@@ -7,7 +7,8 @@ rootdir, as pytest decides), and in it the ``chunkrecall_*`` options that
 configure a gold file, the corpus roots, the gold patterns and ``pythonpath``.
 The string forms of ``pytest.ini``, ``tox.ini``, ``setup.cfg`` and
 ``[tool.pytest.ini_options]`` are read, and pytest 9's native ``[tool.pytest]``
-table with its TOML types.
+table with its TOML types; each ``chunkrecall_*`` value through its row of the
+settings table, by the reader the plugin uses (``gold/ini_text.py``).
 """
 
 from __future__ import annotations
@@ -19,17 +20,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pytest depends on tomli where the standard library has no tomllib
     import tomli as tomllib  # type: ignore[import-not-found, unused-ignore]
 
-from ..config.settings import SETTING_KEYS, Settings, check_setting
-from ..corpus import ROOTS_OPTION, corpus_roots
-from ..errors import ChunkrecallError, shown
-from ..gold.safe_yaml import load_inline
+from ..config.settings import GOLD_KEYS, Settings
+from ..config.table import BY_NAME
+from ..corpus import corpus_roots
+from ..errors import ChunkrecallError
+from ..gold.ini_text import ini_value
 
 # Where pytest looks for its configuration in each folder, in its order, and the section.
 _INI_FILES = (
@@ -39,8 +39,6 @@ _INI_FILES = (
     ("tox.ini", "pytest"),
     ("setup.cfg", "tool:pytest"),
 )
-# Settings whose ini text is inline YAML (a mapping, a number), as the plugin reads them.
-_INLINE = ("chunker_args", "retriever_args", "reranker_args", "k", "fuzzy_threshold", "candidates")
 
 
 @dataclass(frozen=True)
@@ -91,15 +89,16 @@ def _project(rootdir: Path, inifile: Path, options: Mapping[str, Any]) -> Projec
         rootdir,
         inifile,
         _ini_settings(options, rootdir),
-        corpus_roots(rootdir, _lines(options.get(ROOTS_OPTION))),
-        _lines(options.get("chunkrecall_gold")),
+        corpus_roots(rootdir, _ini_lines(options, "corpus_roots")),
+        _ini_lines(options, "gold"),
         _lines(options.get("pythonpath")),
         _lines(options.get("testpaths")),
     )
 
 
 def _lines(value: Any) -> tuple[str, ...]:
-    """A line-list or args option: TOML's list, or the ini file's text split at whitespace."""
+    """One of pytest's own path or args options: TOML's list, or the ini file's text split at
+    whitespace."""
     if value is None:
         return ()
     if isinstance(value, list):
@@ -129,33 +128,18 @@ def _ini_options(path: Path, section: str | None) -> dict[str, Any] | None:
 
 
 def _ini_settings(options: Mapping[str, Any], rootdir: Path) -> Settings:
-    """The gold-file settings of the ini options, checked as the plugin checks them."""
+    """The gold-file settings of the ini options, read and checked as the plugin reads them."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
-        option = f"chunkrecall_{key}"
-        raw = options.get(option)
-        if raw is None or (isinstance(raw, str) and not raw.strip()):
-            continue
-        value = _typed(key, raw, option)
-        value, problem = check_setting(key, value)
-        if problem:
-            raise ChunkrecallError(f"ini option {option} {problem}")
-        values[key], origins[key] = value, f"ini option {option}"
+    for key in GOLD_KEYS:
+        setting = BY_NAME[key]
+        value = ini_value(setting, options.get(setting.option))
+        if value is not None:
+            values[key], origins[key] = value, f"ini option {setting.option}"
     return Settings(**values, corpus_base=rootdir, origins=origins)
 
 
-def _typed(key: str, raw: Any, option: str) -> Any:
-    """The value of one ini option: TOML's own type, or its text read as pytest's plugin does."""
-    if not isinstance(raw, str):
-        return list(raw) if isinstance(raw, tuple) else raw
-    if key == "corpus":
-        return raw.split()
-    if key in _INLINE:
-        try:
-            return load_inline(raw.strip(), key=option)
-        except yaml.YAMLError:
-            raise ChunkrecallError(
-                f"ini option {option}: cannot read {shown(raw)} as YAML or JSON"
-            ) from None
-    return raw.strip()
+def _ini_lines(options: Mapping[str, Any], name: str) -> tuple[str, ...]:
+    """The patterns or folders of the line-list ini option of row ``name``, as the plugin
+    reads them (one per line); none where none is given."""
+    return tuple(ini_value(BY_NAME[name], options.get(BY_NAME[name].option)) or ())

@@ -89,7 +89,7 @@ INLINE_ELEMENTS = frozenset(
 
 
 @dataclass(frozen=True)
-class Note:
+class ReferenceNote:
     """Why a source file has no reference text: ``failed`` when the reference loader
     raised or returned no text (the file's cases fail with it), else a file the
     check could not read (undecodable, or a format without an extractor)."""
@@ -159,7 +159,7 @@ class Reference:
         self.loader = loader
         self.loader_name = loader_name
         self.rootdir = rootdir
-        self._read: tuple[tuple[Document, ...], tuple[Note, ...]] | None = None
+        self._read: tuple[tuple[Document, ...], tuple[ReferenceNote, ...]] | None = None
         self._finders: dict[Matcher, Finder] = {}
 
     @property
@@ -168,7 +168,7 @@ class Reference:
         return self._texts()[0]
 
     @property
-    def notes(self) -> tuple[Note, ...]:
+    def notes(self) -> tuple[ReferenceNote, ...]:
         """The source files that have none, and why."""
         return self._texts()[1]
 
@@ -179,15 +179,15 @@ class Reference:
             found = self._finders[matcher] = Finder(self.documents, ChunkMap(()), (), matcher)
         return found
 
-    def _texts(self) -> tuple[tuple[Document, ...], tuple[Note, ...]]:
+    def _texts(self) -> tuple[tuple[Document, ...], tuple[ReferenceNote, ...]]:
         if self._read is None:
             documents: list[Document] = []
-            notes: list[Note] = []
+            notes: list[ReferenceNote] = []
             for doc_id, path in self.sources:
                 text = reference_text(
                     path, doc_id, self.loader, self.loader_name, rootdir=self.rootdir
                 )
-                if isinstance(text, Note):
+                if isinstance(text, ReferenceNote):
                     notes.append(text)
                 else:
                     documents.append(Document(doc_id, text))
@@ -202,25 +202,27 @@ def reference_text(
     loader_name: str = "",
     *,
     rootdir: Path | None = None,
-) -> str | Note:
-    """The reference text of one source file, or the :class:`Note` that says why it has none
-    (a loader's traceback names the files inside ``rootdir`` relative to it)."""
+) -> str | ReferenceNote:
+    """The reference text of one source file, or the :class:`ReferenceNote` that says why it
+    has none (a loader's traceback names the files inside ``rootdir`` relative to it)."""
     suffix = path.suffix.lower()
     if suffix in TEXT_SUFFIXES or suffix in MARKUP_SUFFIXES:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            return Note(
+            return ReferenceNote(
                 doc_id,
                 f"{doc_id} is not UTF-8 text (byte 0x{exc.object[exc.start]:02x} at offset "
                 f"{exc.start}), so it has no reference text to check",
                 failed=False,
             )
         except OSError as exc:
-            return Note(doc_id, f"cannot read {doc_id}: {exc.strerror or exc}", failed=False)
+            return ReferenceNote(
+                doc_id, f"cannot read {doc_id}: {exc.strerror or exc}", failed=False
+            )
         return markup_text(text) if suffix in MARKUP_SUFFIXES else text
     if loader is None:
-        return Note(
+        return ReferenceNote(
             doc_id,
             f"{doc_id} has no reference text: {suffix or 'a file without a suffix'} is no text "
             "format; set chunkrecall_reference_loader to a second extractor for such files",
@@ -229,13 +231,13 @@ def reference_text(
     try:
         extracted = loader(path)
     except USER_FAULTS as exc:
-        return Note(
+        return ReferenceNote(
             doc_id,
             f"reference loader {loader_name} failed on {doc_id}: {raised(exc, root=rootdir)}",
             failed=True,
         )
     if not isinstance(extracted, str):
-        return Note(
+        return ReferenceNote(
             doc_id,
             f"reference loader {loader_name} returned {type(extracted).__name__} for {doc_id}; "
             "it must return str",

@@ -18,17 +18,11 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
 
 from ..errors import SHOWN_CHARS
 from .results import CaseResult
 from .verdicts import SEVERITY as SEVERITY
 from .verdicts import kind_of
-
-Policy = Literal["strict", "quarantine"]
-POLICIES: tuple[Policy, ...] = ("strict", "quarantine")
-"""``chunkrecall_unstable``: an unstable case's outcome is its worst result (``strict``), or an
-expected failure left out of the baseline comparison (``quarantine``)."""
 
 
 def severity(result: CaseResult) -> tuple[int, float]:

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import yaml
 
-from ..config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
+from ..config.settings import GOLD_KEYS, Settings, check_setting, did_you_mean
 from ..errors import GoldError, printable, shown
 from .safe_yaml import construct, merged_pairs
 from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
@@ -75,7 +75,7 @@ def _value(node: yaml.Node, key: str, where: Where) -> Any:
 def read_settings(top: dict[str, tuple[yaml.Node, yaml.Node]], where: Where) -> Settings:
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
+    for key in GOLD_KEYS:
         if key in top:
             key_node, value_node = top[key]
             values[key] = _checked(key, value_node, where)

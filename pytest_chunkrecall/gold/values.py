@@ -6,9 +6,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..config.settings import SETTING_KEYS, Settings
+from ..config.settings import GOLD_KEYS, Settings
 
-FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
+FILE_KEYS = (*GOLD_KEYS, "doc", "cases")
 CASE_KEYS = (
     "id",
     "question",

@@ -223,7 +223,7 @@ def _boundaries(text: str) -> list[tuple[int, int]]:
     return sorted(found)
 
 
-def closest(sources: list[Source], answer: str) -> Closest | None:
+def closest_passage(sources: list[Source], answer: str) -> Closest | None:
     """The passage most like ``answer`` (rapidfuzz partial-ratio alignment over folded text)."""
     needle = fold_text(answer)
     best: Closest | None = None

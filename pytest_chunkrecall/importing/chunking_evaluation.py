@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import ChunkrecallError
-from .anchor import Source, closest, content_words, nearest, occurrences, sentences
+from .anchor import Source, closest_passage, content_words, nearest, occurrences, sentences
 from .rows import Row, loads, read_rows, read_text, require
 from .writing import (
     PYTEST_INI,
@@ -34,7 +34,7 @@ from .writing import (
 
 
 @dataclass(frozen=True)
-class Reference:
+class Excerpt:
     """One reference excerpt of a question, checked against its corpus."""
 
     content: str
@@ -163,7 +163,7 @@ def _corpus(corpora: Path, corpus_id: str, row: Row) -> Source:
     return Source(relative(found[0], Path.cwd()), read_text(found[0], what="corpus file"), found[0])
 
 
-def _references(row: Row) -> list[Reference]:
+def _references(row: Row) -> list[Excerpt]:
     text = require(row, "references")
     try:
         items = loads(
@@ -194,15 +194,15 @@ def _references(row: Row) -> list[Reference]:
                 where=row.where,
             )
         assert isinstance(start, int) and isinstance(end, int)
-        references.append(Reference(content, start, end))
+        references.append(Excerpt(content, start, end))
     return references
 
 
-def _unresolved(case_id: str, question: str, reference: Reference, source: Source) -> Unresolved:
+def _unresolved(case_id: str, question: str, reference: Excerpt, source: Source) -> Unresolved:
     notes = [
         f"{case_id}: the excerpt at {reference.start}..{reference.end} is not in {source.name}."
     ]
-    best = closest([source], reference.content)
+    best = closest_passage([source], reference.content)
     if best is not None:
         notes.append(
             f"  closest text (score {best.score:.0f}/100) at {best.place}: {one_line(best.place.text)!r}"

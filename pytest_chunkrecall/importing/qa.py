@@ -22,7 +22,7 @@ from ..evaluation.setup import Setup, resolve_setup
 from ..evaluation.suite import SuiteCache
 from ..text.folding import fold_text
 from ..text.matcher import Matcher
-from .anchor import Place, Source, closest, occurrences, sentence, shares_content
+from .anchor import Place, Source, closest_passage, occurrences, sentence, shares_content
 from .rows import Row, read_rows, read_text, require
 from .writing import (
     UNRESOLVED_SUFFIX,
@@ -272,7 +272,7 @@ def _ambiguous(case_id: str, places: list[Place]) -> tuple[str, ...]:
 
 
 def _not_found(case_id: str, answer: str, within: list[Source]) -> tuple[str, ...]:
-    best = closest(within, answer)
+    best = closest_passage(within, answer)
     if best is None:
         return (f"{case_id}: not found, and no text in the corpus is like it.",)
     return (

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..errors import ChunkrecallError
 from ..gold import slug
-from .anchor import Source, closest, nearest, sentence
+from .anchor import Source, closest_passage, nearest, sentence
 from .rows import read_json
 from .writing import (
     PYTEST_INI,
@@ -153,7 +153,7 @@ def _question(
     place = nearest(source, needle, start)
     if place is None:
         notes = [f"{case_id}: the answer {one_line(needle)!r} is not in its paragraph ({where})."]
-        best = closest([source], needle)
+        best = closest_passage([source], needle)
         if best is not None:
             notes.append(
                 f"  closest text (score {best.score:.0f}/100): {one_line(best.place.text)!r}"

@@ -79,11 +79,6 @@ def export_trec(
     return TrecExport(output, len(queries), without, skipped, qrels, run, documents)
 
 
-def read_queries(report: Path) -> tuple[list[Query], int]:
-    """The evaluated cases of ``report`` as queries, and how many cases were not evaluated."""
-    return queries_of(read_report(report), report)
-
-
 def queries_of(data: Mapping[str, Any], report: Path) -> tuple[list[Query], int]:
     """The evaluated cases of the report ``data`` (read from ``report``) as queries, and how
     many cases were not evaluated."""

@@ -223,7 +223,7 @@ def compare_pairs(
     n, b, c = _counts(before, after)
     hits = sum(1 for hit in before if hit)
     rates = (hits / n, (hits - b + c) / n) if n else (0.0, 0.0)
-    interval = _interval(n, b, c, 10_000, SEED)  # paired_interval's defaults
+    interval = paired_interval(before, after)
     p_value, decision = mcnemar_one_sided(b, c), decide(b, c, alpha=alpha)
     return PairedComparison(n, b, c, *rates, _points(n, b, c), interval, p_value, decision)
 

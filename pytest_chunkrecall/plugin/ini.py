@@ -4,8 +4,8 @@ checked by its row, and warned about at its line.
 pytest 9 reads the native ``[tool.pytest]`` table with TOML's own types and hands each value
 over only when the registered type takes it. A row whose kind has a TOML type is registered
 as text or that type (``str | int``), so the text forms (pytest.ini, tox.ini, setup.cfg,
-``[tool.pytest.ini_options]``) stay text and are read here, while ``chunkrecall_k = 3``
-arrives as the number 3; either way the row's one check decides. pytest has no type for a
+``[tool.pytest.ini_options]``) stay text and are read as the commands read them
+(``gold/ini_text.py``), while ``chunkrecall_k = 3`` arrives as the number 3; either way the row's one check decides. pytest has no type for a
 TOML table (``chunkrecall_chunker_args = {size = 400}``) and refuses it, as a pytest before
 9.2 refuses every typed value: such a value is then read from the configuration file itself.
 """
@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
 
-from ..config.kinds import Written
 from ..config.table import BY_NAME, Setting
-from ..errors import ChunkrecallError, shown
-from ..gold.safe_yaml import load_inline
+from ..errors import ChunkrecallError
+from ..gold.ini_text import ini_value
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -34,9 +32,6 @@ TYPED_TOML = pytest.version_tuple >= (9, 2)
 """Whether pytest registers an option as "text or a TOML type" (``str | int``)."""
 
 _NATIVE_TABLES = {"pytest.toml": ("pytest",), ".pytest.toml": ("pytest",)}
-_SWITCH = dict.fromkeys(("true", "yes", "on", "1", "t", "y"), True) | dict.fromkeys(
-    ("false", "no", "off", "0", "f", "n"), False
-)
 
 
 def register(parser: pytest.Parser, setting: Setting) -> None:
@@ -58,14 +53,10 @@ def ini_given(config: pytest.Config, name: str) -> Any:
     Raises ``pytest.UsageError`` naming the option and saying what is wrong with its value.
     """
     setting = BY_NAME[name]
-    raw = _raw(config, setting)
-    if raw is None or (isinstance(raw, str | list) and not raw):
-        return None
-    value = _from_text(setting.kind.written, raw, setting.option) if isinstance(raw, str) else raw
-    checked, problem = setting.check(value)
-    if problem:
-        raise pytest.UsageError(f"ini option {setting.option} {problem}")
-    return checked
+    try:
+        return ini_value(setting, _raw(config, setting))
+    except ChunkrecallError as exc:
+        raise pytest.UsageError(str(exc)) from None
 
 
 def ini_setting(config: pytest.Config, name: str) -> Any:
@@ -100,36 +91,6 @@ def native_value(inipath: Path | None, option: str) -> Any:
     for key in _NATIVE_TABLES.get(inipath.name, ("tool", "pytest")):
         table = table.get(key) if isinstance(table, dict) else None
     return table.get(option) if isinstance(table, dict) else None
-
-
-def _from_text(written: Written, text: str, option: str) -> Any:
-    """What an ini file's ``text`` means for a setting written as ``written``; text that
-    means nothing of the kind is passed on as it is, for the row's check to name."""
-    text = text.strip()
-    if written == "whole":
-        try:
-            return int(text, 10)
-        except ValueError:
-            return text
-    if written == "number":
-        try:
-            return float(text)
-        except ValueError:
-            return text
-    if written == "switch":
-        return _SWITCH.get(text.lower(), text)
-    if written == "inline":
-        try:
-            return load_inline(text, key=option)
-        except yaml.YAMLError:
-            raise pytest.UsageError(
-                f"ini option {option}: cannot read {shown(text)} as YAML or JSON"
-            ) from None
-        except ChunkrecallError as exc:
-            raise pytest.UsageError(str(exc)) from None
-    if written == "lines":
-        return [line.strip() for line in text.splitlines() if line.strip()]
-    return text
 
 
 def ini_line(inipath: Path | None, key: str) -> int:

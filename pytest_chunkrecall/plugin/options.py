@@ -15,18 +15,18 @@ from ..baseline import saved as baseline
 from ..baseline.policy import GateSettings
 from ..baseline.saved import Baseline
 from ..config.resolve import resolve
-from ..config.settings import SETTING_KEYS, Settings
+from ..config.settings import GOLD_KEYS, Settings
 from ..config.table import (
     BY_NAME,
     DEFAULT_BATCH_SIZE,
     DEFAULT_DEPTH,
+    Policy,
     candidates_problem,
     resolved_k,
 )
 from ..corpus import corpus_roots
 from ..discovery import gold_pattern_problem
 from ..errors import USER_FAULTS, ChunkrecallError, raised, shown
-from ..evaluation.repeat import Policy
 from ..evaluation.suite import Component
 from ..files import not_regular, real_target
 from ..guard import (
@@ -393,7 +393,7 @@ def _ini_settings(config: pytest.Config) -> Settings:
     """What the ini file sets of the settings a gold file may set too, each checked."""
     values: dict[str, Any] = {}
     origins: dict[str, str] = {}
-    for key in SETTING_KEYS:
+    for key in GOLD_KEYS:
         value = ini_given(config, key)
         if value is not None:
             values[key] = value

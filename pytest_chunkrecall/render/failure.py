@@ -23,21 +23,12 @@ _OTHER_DOCUMENTS = 5  # documents named for a needle that several documents hold
 def explain(result: CaseResult) -> str:
     """The plain-text failure message of a case that missed."""
     lines = [f"chunkrecall: {line}" for line in _headlines(result)]
-    lines.append(f"  question: {printable(trimmed(result.question))}")
-    for needle in result.needles:
-        lines.append(f"  needle:   {shown(needle)}")
-    if result.span is not None:
-        lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
-    if result.docs is not None:
-        lines.append(f"  doc:      {printable(', '.join(result.docs))}")
+    lines += _asked(result)
     if result.verdict == "absent":
         lines += _absent(result)
     if result.loading is not None:
         lines += _unparsed(result)
-    for note in result.reference_notes:  # a loader's traceback is shown as its lines
-        first, *rest = note.splitlines() or [""]
-        lines.append(f"  not checked: {printable(first)}")
-        lines += [f"    {printable(line)}" for line in rest]
+    lines += _not_checked(result)
     if result.cut is not None:
         lines += _cut(result)
     for held in result.held:
@@ -51,15 +42,7 @@ def explain(result: CaseResult) -> str:
         lines.append(f"  {_how_deep(result)}")
         lines += _also_holding(result)
     if result.verdict == "reranked_out" and result.candidate_rank is not None:
-        score = (
-            f", first-stage score {result.candidate_score:.4g}"
-            if result.candidate_score is not None
-            else ""
-        )
-        lines.append(
-            f"  the chunk that holds it was candidate {result.candidate_rank} of "
-            f"{result.candidates}{score}; the reranker's stage dropped it"
-        )
+        lines.append(f"  {_candidate(result)}")
     if result.pieces_retrieved:
         lines.append(
             "  every piece of the span came back in the top k, in separate chunks: a reader "
@@ -70,6 +53,41 @@ def explain(result: CaseResult) -> str:
         "    (the retriever returned nothing)"
     ]
     return "\n".join(lines)
+
+
+def _asked(result: CaseResult) -> list[str]:
+    """What the case asks: its question, its needles, its span and the documents it names."""
+    lines = [f"  question: {printable(trimmed(result.question))}"]
+    for needle in result.needles:
+        lines.append(f"  needle:   {shown(needle)}")
+    if result.span is not None:
+        lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
+    if result.docs is not None:
+        lines.append(f"  doc:      {printable(', '.join(result.docs))}")
+    return lines
+
+
+def _not_checked(result: CaseResult) -> list[str]:
+    """The reference texts that could not be read; a loader's traceback is shown as its lines."""
+    lines = []
+    for note in result.reference_notes:
+        first, *rest = note.splitlines() or [""]
+        lines.append(f"  not checked: {printable(first)}")
+        lines += [f"    {printable(line)}" for line in rest]
+    return lines
+
+
+def _candidate(result: CaseResult) -> str:
+    """Where the first stage ranked the chunk that the reranker dropped."""
+    score = (
+        f", first-stage score {result.candidate_score:.4g}"
+        if result.candidate_score is not None
+        else ""
+    )
+    return (
+        f"the chunk that holds it was candidate {result.candidate_rank} of "
+        f"{result.candidates}{score}; the reranker's stage dropped it"
+    )
 
 
 def reason(result: CaseResult) -> str:

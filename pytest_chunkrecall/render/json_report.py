@@ -21,7 +21,7 @@ from ..evaluation.case_facts import Scored
 from ..evaluation.results import Totals
 from ..run.completeness import Completeness
 from ..run.fold import REPORT_FORMAT, Funnel, GoldFileRun, RunSummary
-from ..run.source import Source
+from ..run.source import SourceJSON
 
 FORMAT = REPORT_FORMAT
 
@@ -31,7 +31,7 @@ def head(
     outcome: GateOutcome,
     *,
     baseline_name: str | None,
-    source: Source | None = None,
+    source: SourceJSON | None = None,
     completeness: Completeness | None = None,
 ) -> dict[str, Any]:
     """The report of a run but for its cases: totals, each gold file, what was not evaluated;

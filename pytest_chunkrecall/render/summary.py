@@ -91,7 +91,7 @@ class GoldFileSummary:
 
 
 @dataclass(frozen=True)
-class Output:
+class RunOutput:
     """A file of the run that the summary names once written."""
 
     what: Literal["JSON report", "HTML page"]
@@ -110,7 +110,7 @@ class Summary:
     funnel: StagedFunnel | None  # None: no case was evaluated
     absent: str | None  # why absent cases fail the run though the gate may pass
     accept: str | None  # the command to accept this state, when there is a change to accept
-    outputs: tuple[Output, ...]
+    outputs: tuple[RunOutput, ...]
 
     @property
     def fails_run(self) -> bool:
@@ -155,8 +155,8 @@ def summarise(
     outputs = tuple(
         output
         for output in (
-            Output("JSON report", context.report_path or ""),
-            Output("HTML page", context.html_path or ""),
+            RunOutput("JSON report", context.report_path or ""),
+            RunOutput("HTML page", context.html_path or ""),
         )
         if output.path
     )
@@ -196,7 +196,7 @@ def _changed(outcome: GateOutcome) -> bool:
     return bool(outcome.failures) or changed_cases
 
 
-def written(summary: Summary) -> list[Output]:
+def written(summary: Summary) -> list[RunOutput]:
     """The outputs that were written: one that could not be has its red line instead."""
     done = summary.notes.written
     return [output for output in summary.outputs if str(Path(output.path)) in done]

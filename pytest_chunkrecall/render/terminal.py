@@ -53,7 +53,7 @@ def ranks_line(totals: Totals) -> str:
     return "ranks: " + ", ".join([*shown, f"MRR {totals.mrr:.3f}"])
 
 
-def verdict_counts(totals: Totals, *, expected: int = 0) -> str:
+def verdicts_line(totals: Totals, *, expected: int = 0) -> str:
     """``verdicts: hit 4, split 1, ranked_out 0, absent 0``, and how many misses were expected.
 
     The verdicts of a loader's and a reranker's stage are named when a case has one.

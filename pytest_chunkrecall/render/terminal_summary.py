@@ -51,7 +51,7 @@ def _totals(summary: Summary) -> list[Line]:
     if totals.cases:
         lines.append(Line("info", terminal.ranks_line(totals)))
     lines += _gold_files(summary)
-    lines.append(Line("info", terminal.verdict_counts(totals, expected=run.expected_misses)))
+    lines.append(Line("info", terminal.verdicts_line(totals, expected=run.expected_misses)))
     if summary.funnel is not None:
         lines.append(Line("info", terminal.funnel_line(summary.funnel)))
     unstable = terminal.unstable_line(run, compared=summary.outcome.comparison is not None)

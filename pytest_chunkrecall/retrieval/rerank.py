@@ -25,10 +25,10 @@ from typing import Any
 from ..callables import accepts, iterable, shape
 from ..chunking.chunk import Chunk
 from ..errors import USER_FAULTS, ChunkrecallError, raised
-from ..libraries import Kind, library_method
+from ..libraries import Family, library_method
 from .shapes import Retrieved
 
-LANGCHAIN_COMPRESSOR = Kind(
+LANGCHAIN_COMPRESSOR = Family(
     library="LangChain",
     what="document compressor",
     packages=("langchain_core", "langchain", "langchain_classic"),
@@ -36,7 +36,7 @@ LANGCHAIN_COMPRESSOR = Kind(
     distribution="langchain-core",
     known="1.x",
 )
-LLAMAINDEX_POSTPROCESSOR = Kind(
+LLAMAINDEX_POSTPROCESSOR = Family(
     library="LlamaIndex",
     what="node postprocessor",
     packages=("llama_index",),

@@ -20,11 +20,10 @@ from dataclasses import dataclass
 from ..baseline.reasons import ABSENT_NAMED
 from ..baseline.saved import Baseline, Comparison, ComparisonTally, Entry
 from ..chunking.survival import SpanAnalysis, SpanFact, analyse
-from ..config.table import SETUP_KEYS
+from ..config.table import SETUP_KEYS, Policy
 from ..evaluation import codec
 from ..evaluation.case_facts import CaseBrief, CaseFact
 from ..evaluation.gold_facts import GoldInfo
-from ..evaluation.repeat import Policy
 from ..evaluation.results import (
     BaselineMark,
     CaseResult,

@@ -11,14 +11,13 @@ message naming the file, the case and the key, never a traceback.
 
 from __future__ import annotations
 
-from typing import Any, get_args
+from typing import Any
 
 from ..errors import ChunkrecallError, printable, trimmed
 from ..evaluation import codec
 from ..evaluation.results import CaseResult
-from .entry import BESIDE_THE_RECORD, EVERY_CASE, TestOutcome
+from .entry import BESIDE_THE_RECORD, EVERY_CASE
 
-OUTCOMES: tuple[str, ...] = get_args(TestOutcome)
 ADVICE = "write it again with --chunkrecall-report"
 
 

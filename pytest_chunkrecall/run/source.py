@@ -20,14 +20,14 @@ _VERSION = re.compile("[0-9A-Za-z][0-9A-Za-z.+!_-]{0,63}")  # PEP 440's characte
 GIT_TIMEOUT = 5.0  # seconds; a slow or hung git costs the report its commit, never the run
 
 
-class Source(TypedDict):
+class SourceJSON(TypedDict):
     """The report's ``source``: the plugin's version and the commit, null outside a git tree."""
 
     version: str | None
     commit: str | None
 
 
-def of_run(rootdir: Path) -> Source:
+def of_run(rootdir: Path) -> SourceJSON:
     """The source of a run whose rootdir is ``rootdir``."""
     from .. import __version__  # the package's one version, read when the run ends
 
@@ -52,7 +52,7 @@ def git_commit(rootdir: Path) -> str | None:
     return commit if done.returncode == 0 and commit else None
 
 
-def of_report(data: Mapping[str, Any], *, name: str, required: bool = False) -> Source | None:
+def of_report(data: Mapping[str, Any], *, name: str, required: bool = False) -> SourceJSON | None:
     """The ``source`` a report (named ``name``) records; None for a report older than the key,
     unless it is ``required`` (a shard to merge: what it was run from decides whether it may).
 
@@ -89,7 +89,9 @@ def of_report(data: Mapping[str, Any], *, name: str, required: bool = False) -> 
     return {"version": version, "commit": commit}
 
 
-def merged(sources: Sequence[tuple[str, Source | None]], *, allow_mixed: bool) -> Source | None:
+def merged(
+    sources: Sequence[tuple[str, SourceJSON | None]], *, allow_mixed: bool
+) -> SourceJSON | None:
     """The source of the run that the shards (``(name, source)`` each) are parts of.
 
     A shard with no source, or a null value, agrees with any. Raises :class:`ChunkrecallError`,

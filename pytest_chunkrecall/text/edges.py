@@ -46,7 +46,7 @@ def holds(text: str, pattern: str) -> bool:
     return find(text, pattern) >= 0
 
 
-def widened(text: str, start: int, end: int) -> str:
+def with_whole_numbers(text: str, start: int, end: int) -> str:
     """``text[start:end]`` grown over the digits on either side, so that a number cut at
     an edge of a passage (``30`` of ``130``) is read as the whole number it is."""
     if start < end and text[start].isdecimal():

@@ -6,7 +6,7 @@ found in folded text is placed exactly in the document its chunks index.
 Folding goes piece by piece, and a whitespace run is a piece of its own: a
 passage that starts and ends with whole runs folds as it does inside its text.
 So where a retrieved chunk holds a span is found by folding the chunk's own
-passage (:func:`fold_around`), with no folded copy of the corpus.
+passage (:func:`fold_passage`), with no folded copy of the corpus.
 """
 
 from __future__ import annotations

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from . import edges
 from .folding import fold_text
 
 # rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
+if TYPE_CHECKING:
+    from rapidfuzz.distance import ScoreAlignment
 
 # A number as a needle writes it: digits, with decimal or thousands marks between them, and
 # its sign. A minus (hyphen or U+2212) is a sign where it does not follow a letter or digit:
@@ -44,12 +47,19 @@ class Matcher:
             # partial_ratio would align the shorter text inside the needle:
             # a chunk too short to hold the needle is compared whole instead.
             return fuzz.ratio(needle, text) >= self.threshold and self.numbers_agree(needle, text)
+        return self.aligned(text, needle) is not None
+
+    def aligned(self, text: str, needle: str) -> ScoreAlignment | None:
+        """The best alignment of ``needle`` inside prepared ``text`` at or above the threshold
+        whose numbers agree with the needle's, else ``None``."""
+        from rapidfuzz import fuzz
+
         alignment = fuzz.partial_ratio_alignment(needle, text, score_cutoff=self.threshold)
-        if alignment is None:
-            return False
-        return self.numbers_agree(
-            needle, edges.widened(text, alignment.dest_start, alignment.dest_end)
-        )
+        if alignment is None or not self.numbers_agree(
+            needle, edges.with_whole_numbers(text, alignment.dest_start, alignment.dest_end)
+        ):
+            return None
+        return alignment
 
     def score(self, text: str, needle: str) -> float:
         """Fuzzy score of the best alignment of ``needle`` inside ``text`` (0..100)."""
@@ -64,7 +74,7 @@ class Matcher:
         """Whether every number of ``needle`` appears, as the same number, in ``aligned`` text.
 
         The aligned text is widened to the whole numbers at its edges
-        (:func:`.edges.widened`): "30" aligned inside "130" is read as 130.
+        (:func:`.edges.with_whole_numbers`): "30" aligned inside "130" is read as 130.
         """
         wanted = [_signed(number) for number in _NUMBER.findall(needle)]
         if not wanted:
