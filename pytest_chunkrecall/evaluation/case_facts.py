@@ -97,6 +97,9 @@ class CaseFact:
     span_length: Count
     pieces_retrieved: bool | None
     k: Rank
+    unit: str
+    context: Count | None
+    context_to_answer: Count | None
 
     @property
     def hit(self) -> bool:

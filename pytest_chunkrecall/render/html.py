@@ -43,7 +43,7 @@ from ..files import MARKER
 from .json_report import gold_file_json, sweep_json, totals_json
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 from .summary import GoldFileSummary, StagedFunnel, Summary
-from .terminal import holm_cell
+from .terminal import context_line, holm_cell
 
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
@@ -192,6 +192,8 @@ def overview(summary: Summary) -> dict[str, Any]:
         "comparison": dict(outcome.paired.to_json()) if outcome.paired is not None else None,
         # the gate's sentence as the terminal and the Markdown say it, never reworded here
         "gate": outcome.gate_line,
+        # what the answers cost, as the terminal's context line says it
+        "context": context_line(summary.cost) if summary.cost is not None else None,
         "unevaluated": list(run.unevaluated),
     }
     if run.unstable_count:  # cases whose repeats (chunkrecall_repeat) differed

@@ -193,6 +193,7 @@
           h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever]
           .concat(stage, [g.k]);
       }), [0, 0, 1, 1, 0, 1, 0, 0].concat(reranked ? [1, 0] : [], [1])));
+    if (o.context) sec.appendChild(h("p", { "data-context": "1", text: o.context }));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
       var kmax = o.curve[o.curve.length - 1][0];

@@ -48,6 +48,8 @@ def _heading(summary: Summary) -> list[str]:
     ]
     if incomplete is not None:
         lines += [f"> **Incomplete:** {markdown_text(incomplete)}", ""]
+    if summary.cost is not None:
+        lines += [markdown_text(terminal.context_line(summary.cost)), ""]
     return lines
 
 

@@ -36,6 +36,7 @@ def report_schema() -> dict[str, Any]:
         "nodeids": TEXTS,
         "totals": _totals(),
         "funnel": _funnel(),
+        "context": _context(),
         "gold_file": _gold_file(),
         "geometry": _geometry(),
         "spans": _spans(),
@@ -213,6 +214,27 @@ def _totals() -> dict[str, Any]:
                 "properties": {kind.name: WHOLE for kind in KINDS},
             },
             "funnel": {"$ref": "#/$defs/funnel"},
+            "context": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/context"}]},
+        },
+    }
+
+
+def _context() -> dict[str, Any]:
+    figures = ["unit", "mean", "to_answer_mean", "hits_per_1k"]
+    maybe = {"type": ["number", "null"], "minimum": 0}
+    return {
+        "type": "object",
+        "description": "What the answers cost, in unit (chars, or the chunkrecall_length "
+        "function's units): mean, the mean context per case (the length of its top-k "
+        "chunks); to_answer_mean, the mean length from rank 1 through the hit's rank, over "
+        "the hits; hits_per_1k, hits per 1,000 units of context over all cases.",
+        "required": figures,
+        "additionalProperties": False,
+        "properties": {
+            "unit": {"type": "string"},
+            "mean": maybe,
+            "to_answer_mean": maybe,
+            "hits_per_1k": maybe,
         },
     }
 

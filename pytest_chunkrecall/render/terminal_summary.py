@@ -50,6 +50,8 @@ def _totals(summary: Summary) -> list[Line]:
     lines = [Line("headline", terminal.headline(totals))]
     if totals.cases:
         lines.append(Line("info", terminal.ranks_line(totals)))
+    if summary.cost is not None:
+        lines.append(Line("info", terminal.context_line(summary.cost)))
     lines += _gold_files(summary)
     lines.append(Line("info", terminal.verdict_counts(totals, expected=run.expected_misses)))
     if summary.funnel is not None:

@@ -1,0 +1,160 @@
+"""What the answer cost: each case's context, the totals' context figures and the summary's
+context line, in every output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from .conftest import POLICIES, Shop, assert_no_internals
+
+INI = """
+chunkrecall_corpus = docs/policies.md
+chunkrecall_chunker_args = {size: 80, overlap: 0}
+chunkrecall_retriever = rag:keywords
+chunkrecall_retriever_args = {rankings: {"When does the window start?": [0, 1, 2], "Customs?": [0, 1, 2]}}
+chunkrecall_k = 3
+"""
+
+# "delivery date" lies in chunk 1 [80:160]: a hit at rank 2. "9 dollars" lies in the last
+# chunk, which the pinned ranking never returns: ranked_out.
+GOLD = """
+cases:
+  - id: start
+    question: When does the window start?
+    needle: delivery date
+  - id: customs
+    question: Customs?
+    needle: 9 dollars
+"""
+
+WORDS = '''
+def words(text):
+    """A token counter: whitespace-separated words."""
+    return len(text.split())
+'''
+
+
+@pytest.fixture
+def priced(shop: Shop) -> Shop:
+    shop.ini(INI)
+    shop.gold(GOLD)
+    return shop
+
+
+def test_each_case_records_its_context_and_the_context_to_its_answer(priced: Shop) -> None:
+    result, report = priced.report()
+    cases = {case["id"]: case for case in report["cases"]}
+    # three 80-character chunks came back for each; the hit read two of them
+    assert (cases["start"]["context"], cases["start"]["context_to_answer"]) == (240, 160)
+    assert (cases["customs"]["context"], cases["customs"]["context_to_answer"]) == (240, None)
+    figures = {"unit": "chars", "mean": 240.0, "to_answer_mean": 160.0, "hits_per_1k": 2.083333}
+    assert report["totals"]["context"] == figures
+    (gold,) = report["gold_files"]
+    assert gold["totals"]["context"] == figures
+    result.stdout.fnmatch_lines(
+        [
+            "ranks: *",
+            "context: 240 chars a case, 160 to the answer; 2.08 hits per 1k chars",
+            "gold/policies.yaml: *",
+        ]
+    )
+
+
+def test_a_token_counter_measures_the_context_in_its_units(priced: Shop) -> None:
+    priced.write("tokens.py", WORDS)
+    priced.ini(INI + "chunkrecall_length = tokens:words\n")
+    result, report = priced.report()
+    chunks = [POLICIES[start : start + 80] for start in range(0, len(POLICIES), 80)]
+    sizes = [len(chunk.split()) for chunk in chunks[:3]]
+    cases = {case["id"]: case for case in report["cases"]}
+    assert cases["start"]["context"] == sum(sizes)
+    assert cases["start"]["context_to_answer"] == sum(sizes[:2])
+    context = report["totals"]["context"]
+    assert context["unit"] == "units of tokens:words"
+    assert context["hits_per_1k"] == round(1000 / (2 * sum(sizes)), 6)
+    result.stdout.fnmatch_lines(
+        [
+            f"context: {sum(sizes)} units of tokens:words a case, {sum(sizes[:2])} to the answer; "
+            f"{1000 / (2 * sum(sizes)):.2f} hits per 1k units of tokens:words"
+        ]
+    )
+
+
+def test_junit_properties_carry_each_cases_context(priced: Shop) -> None:
+    priced.run("--junitxml", "junit.xml")
+    tree = ET.parse(priced.path / "junit.xml")
+    properties = {
+        case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
+        for case in tree.iter("testcase")
+    }
+    assert properties["start"]["context"] == "240"
+    assert properties["start"]["context_to_answer"] == "160"
+    assert properties["customs"]["context"] == "240"
+    assert properties["customs"]["context_to_answer"] == ""
+
+
+def test_the_markdown_and_the_page_print_the_same_context_line(priced: Shop) -> None:
+    priced.run("--chunkrecall-markdown", "summary.md", "--chunkrecall-html", "lab.html")
+    line = "context: 240 chars a case, 160 to the answer; 2.08 hits per 1k chars"
+    assert line in (priced.path / "summary.md").read_text(encoding="utf-8").splitlines()
+    assert json.dumps(line) in (priced.path / "lab.html").read_text(encoding="utf-8")
+
+
+def test_merged_shards_and_compare_give_the_whole_runs_context(priced: Shop) -> None:
+    _, whole = priced.report()
+    priced.run("--chunkrecall-report", "a.json", "-k", "start")
+    priced.run("--chunkrecall-report", "b.json", "-k", "customs")
+    command = [sys.executable, "-m", "pytest_chunkrecall"]
+    merged = subprocess.run(
+        [*command, "merge", "a.json", "b.json", "--out", "m.json"],
+        cwd=priced.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert merged.returncode == 0, merged.stderr
+    report = json.loads((priced.path / "m.json").read_text(encoding="utf-8"))
+    assert report["totals"]["context"] == whole["totals"]["context"]
+    priced.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    compared = subprocess.run(
+        [*command, "compare", "m.json", "--baseline", "base.json"],
+        cwd=priced.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert "context: 240 chars a case, 160 to the answer; 2.08 hits per 1k chars" in (
+        compared.stdout.splitlines()
+    ), compared.stdout + compared.stderr
+
+
+@pytest.mark.parametrize(
+    ("counter", "says"),
+    [
+        ("broken", "*tokens:broken raised RuntimeError: no tokenizer for 'storefront'*"),
+        ("fraction", "*tokens:fraction returned 20.0; it must return a whole number*"),
+    ],
+)
+def test_a_token_counter_that_fails_on_a_chunk_fails_the_cases_and_the_run_goes_on(
+    priced: Shop, counter: str, says: str
+) -> None:
+    # each counter works on the probe text the plugin checks it with, and fails on chunk 0
+    priced.write(
+        "tokens.py",
+        "def broken(text):\n"
+        "    if 'storefront' in text:\n"
+        "        raise RuntimeError(\"no tokenizer for 'storefront'\")\n"
+        "    return len(text.split())\n\n\n"
+        "def fraction(text):\n"
+        "    return len(text) / 4 if 'storefront' in text else len(text.split())\n",
+    )
+    priced.ini(INI + f"chunkrecall_length = tokens:{counter}\n")
+    result = priced.run()
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines([says, "*= chunkrecall =*", "chunkrecall: *"])
+    assert_no_internals(result)
