@@ -399,8 +399,20 @@ def test_junit_xml_carries_verdict_rank_and_span_split(shop):
         case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
         for case in tree.iter("testcase")
     }
-    assert properties["refund-window"] == {"verdict": "hit", "rank": "1", "span_split": "False"}
-    assert properties["customs"] == {"verdict": "split", "rank": "", "span_split": "True"}
+    assert properties["refund-window"] == {
+        "verdict": "hit",
+        "rank": "1",
+        "span_split": "False",
+        "context": "80",
+        "context_to_answer": "80",
+    }
+    assert properties["customs"] == {
+        "verdict": "split",
+        "rank": "",
+        "span_split": "True",
+        "context": "80",
+        "context_to_answer": "",
+    }
 
 
 def test_markdown_summary_names_regressions_and_worst_splits(shop, monkeypatch):

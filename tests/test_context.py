@@ -158,3 +158,88 @@ def test_a_token_counter_that_fails_on_a_chunk_fails_the_cases_and_the_run_goes_
     result.assert_outcomes(failed=2)
     result.stdout.fnmatch_lines([says, "*= chunkrecall =*", "chunkrecall: *"])
     assert_no_internals(result)
+
+
+# chunk 0 [0:80], chunk 1 [80:160] holds "delivery date": a budget of 100 chars reads chunk 0
+# alone (80 + 80 > 100); a budget of 50 reads it all the same (the first chunk always counts)
+BUDGETED = """
+budget: 100
+cases:
+  - id: start
+    question: When does the window start?
+    needle: delivery date
+  - id: roomy
+    question: When does the window start?
+    needle: delivery date
+    budget: 160
+  - id: first
+    question: When does the window start?
+    needle: storefront
+    budget: 50
+"""
+
+
+def test_a_holder_inside_k_but_past_the_budget_is_ranked_out(priced: Shop) -> None:
+    priced.gold(BUDGETED)
+    result, report = priced.report()
+    cases = {case["id"]: case for case in report["cases"]}
+    start = cases["start"]
+    assert (start["verdict"], start["budget"], start["past_budget_rank"]) == ("ranked_out", 100, 2)
+    assert (start["context"], start["context_to_answer"]) == (80, None)
+    assert start["retrieved_ids"] == ["docs/policies.md#0"]
+    roomy = cases["roomy"]
+    assert (roomy["verdict"], roomy["rank"], roomy["context"], roomy["budget"]) == (
+        "hit",
+        2,
+        160,
+        160,
+    )
+    first = cases["first"]
+    assert (first["verdict"], first["rank"], first["context"]) == ("hit", 1, 80)
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall: ranked_out *",
+            "*the chunk that holds it ranks 2nd, inside the top 3 but past the budget of 100 chars",
+            "  top 3 (normalized match, 1 chunk within the budget of 100 chars):",
+        ]
+    )
+
+
+def test_the_ini_budget_applies_where_the_gold_file_sets_none(priced: Shop) -> None:
+    priced.ini(INI + "chunkrecall_budget = 100\n")
+    result, report = priced.report()
+    cases = {case["id"]: case for case in report["cases"]}
+    assert (cases["start"]["verdict"], cases["start"]["past_budget_rank"]) == ("ranked_out", 2)
+    result.stdout.fnmatch_lines(["*past the budget of 100 chars"])
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1.5", "lots"])
+def test_a_budget_that_is_no_positive_whole_number_is_a_usage_error(
+    priced: Shop, value: str
+) -> None:
+    priced.ini(INI + f"chunkrecall_budget = {value}\n")
+    result = priced.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*chunkrecall_budget*must be a whole number from 1*"])
+    assert_no_internals(result)
+
+
+@pytest.mark.parametrize(("where", "line"), [("file", 1), ("case", 5)])
+def test_a_bad_budget_in_a_gold_file_is_a_collection_error_naming_its_line(
+    priced: Shop, where: str, line: int
+) -> None:
+    if where == "file":
+        priced.gold("budget: 0\n" + GOLD.lstrip("\n"))
+    else:
+        priced.gold(
+            GOLD.replace(
+                "    needle: delivery date\n", "    needle: delivery date\n    budget: 2.5\n"
+            )
+        )
+    result = priced.run()
+    assert result.ret == pytest.ExitCode.INTERRUPTED
+    result.stdout.fnmatch_lines(
+        [f"*gold/policies.yaml:{line}*budget*must be a whole number from 1*"]
+    )
+    assert_no_internals(result)

@@ -40,6 +40,7 @@ MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question
 MAX_BATCH_SIZE = 100_000
 MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
 MAX_REPEAT = 100
+MAX_BUDGET = 1_000_000_000  # units of context a case may read
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,16 @@ SETTINGS: tuple[Setting, ...] = (
         DEFAULT_K,
         f"How many retrieved chunks a needle may be found in, 1 to {MAX_K:,} "
         f"(default: {DEFAULT_K})",
+        gold=True,
+        setup=True,
+    ),
+    Setting(
+        "budget",
+        Whole(1, MAX_BUDGET),
+        None,
+        "How much context a case may read, in chunkrecall_length's units (characters by "
+        "default): the top-k chunks count in rank order while their total fits, the first "
+        "always; unset: the whole top k",
         gold=True,
         setup=True,
     ),

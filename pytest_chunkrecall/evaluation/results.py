@@ -228,6 +228,8 @@ class CaseResult:
     source files whose reference text a missing span could not be checked against, and why.
     ``context`` is the total length of the top-k chunks that came back (in ``unit``),
     ``context_to_answer`` the length of those from rank 1 through ``rank`` (``None``: a miss).
+    With a ``budget``, the top k is the chunks within it; ``past_budget_rank`` is the rank
+    in the whole top k of the chunk that holds the span when the budget cut it off.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -279,6 +281,10 @@ class CaseResult:
     # what the answer cost (see ContextFigures)
     context: Count | None = None
     context_to_answer: Count | None = None
+    # a context budget (see .budget): the one applied, and the rank inside the top k of
+    # the chunk that held the span past it (a ranked_out case)
+    budget: Rank | None = None
+    past_budget_rank: Rank | None = None
 
     @property
     def hit(self) -> bool:
