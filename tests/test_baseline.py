@@ -90,8 +90,19 @@ def test_update_records_every_case_readably_and_misses_do_not_fail(shop):
     data = json.loads(text)
     assert data["chunkrecall_baseline"] == 1
     cases = data["gold_files"]["gold/policies.yaml"]["cases"]
-    assert cases["refund-window"] == {"verdict": "hit", "rank": 1, "span_split": False}
-    assert cases["customs"] == {"verdict": "split", "rank": None, "span_split": True}
+    # a hit's context to the answer, for the cost gate; a miss has none
+    assert cases["refund-window"] == {
+        "verdict": "hit",
+        "rank": 1,
+        "span_split": False,
+        "context_to_answer": 80,
+    }
+    assert cases["customs"] == {
+        "verdict": "split",
+        "rank": None,
+        "span_split": True,
+        "context_to_answer": None,
+    }
     assert data["gold_files"]["gold/policies.yaml"]["setup"]["chunker_args"] == {
         "overlap": 24,
         "size": 80,

@@ -243,3 +243,99 @@ def test_a_bad_budget_in_a_gold_file_is_a_collection_error_naming_its_line(
         [f"*gold/policies.yaml:{line}*budget*must be a whole number from 1*"]
     )
     assert_no_internals(result)
+
+
+# Six cases whose answer lies in chunk 1 [80:160], asked one question whose ranking is pinned:
+# chunk 1 first (80 chars to the answer) or second (160 chars). Same recall either way.
+NEEDLES_IN_CHUNK_1 = [
+    "delivery date",
+    "30 days",
+    "confirmed by",
+    "by carrier",
+    "Express",
+    "from the",
+]
+SAME_RECALL = "cases:\n" + "".join(
+    f"  - id: fact-{number}\n    question: When?\n    needle: {needle}\n"
+    for number, needle in enumerate(NEEDLES_IN_CHUNK_1, start=1)
+)
+
+
+def _pinned(ranking: list[int], extra: str = "") -> str:
+    return (
+        "chunkrecall_corpus = docs/policies.md\n"
+        "chunkrecall_chunker_args = {size: 80, overlap: 0}\n"
+        "chunkrecall_retriever = rag:keywords\n"
+        f'chunkrecall_retriever_args = {{rankings: {{"When?": {ranking}}}}}\n'
+        "chunkrecall_k = 3\n" + extra
+    )
+
+
+def test_same_recall_with_more_context_is_a_regression_in_cost_that_fails_the_gate(
+    shop: Shop,
+) -> None:
+    shop.gold(SAME_RECALL)
+    shop.ini(_pinned([1, 0, 2]))
+    shop.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    shop.ini(_pinned([0, 1, 2], "chunkrecall_max_context_growth = 30\n"))
+    result, report = shop.report("--chunkrecall-baseline", "base.json")
+    assert report["comparison"]["regressions"] == 0
+    assert report["comparison"]["context"] == {
+        "cases": 6,
+        "before": 80.0,
+        "after": 160.0,
+        "change_percent": 100.0,
+        "p_value": 0.03125,
+    }
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall context to the answer: 100.0% more (80 -> 160 chars) over 6 cases hit "
+            "in both runs (sign test p=0.03125): a regression in cost",
+            "chunkrecall: FAILED: context to the answer grew 100.0% against the baseline "
+            "(80 -> 160 chars) on the 6 cases hit in both runs (sign test p=0.03125; "
+            "chunkrecall_max_context_growth is 30%)",
+        ]
+    )
+    # compare gates a report as the run does
+    compared = subprocess.run(
+        [
+            *(sys.executable, "-m", "pytest_chunkrecall", "compare", "chunkrecall.json"),
+            *("--baseline", "base.json", "--max-context-growth", "30"),
+        ],
+        cwd=shop.path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert compared.returncode == 1, compared.stdout + compared.stderr
+    assert "chunkrecall: FAILED: context to the answer grew 100.0%" in compared.stdout
+
+
+def test_same_recall_with_less_context_is_an_improvement_in_cost(shop: Shop) -> None:
+    shop.gold(SAME_RECALL)
+    shop.ini(_pinned([0, 1, 2]))
+    shop.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    shop.ini(_pinned([1, 0, 2], "chunkrecall_max_context_growth = 30\n"))
+    result, report = shop.report("--chunkrecall-baseline", "base.json")
+    assert report["comparison"]["context"]["change_percent"] == -50.0
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall context to the answer: 50.0% less (160 -> 80 chars) over 6 cases hit "
+            "in both runs (sign test p=0.03125): an improvement in cost",
+        ]
+    )
+    assert "FAILED" not in result.stdout.str()
+
+
+def test_growth_past_the_limit_without_evidence_passes(shop: Shop) -> None:
+    # two cases: even both growing gives a sign test p of 0.5
+    shop.gold("cases:\n" + "".join(SAME_RECALL.splitlines(keepends=True)[1:7]))
+    shop.ini(_pinned([1, 0, 2]))
+    shop.run("--chunkrecall-baseline", "base.json", "--chunkrecall-update-baseline")
+    shop.ini(_pinned([0, 1, 2], "chunkrecall_max_context_growth = 30\n"))
+    result = shop.run("--chunkrecall-baseline", "base.json")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*100.0% more*(sign test p=0.5): no significant change in cost"])

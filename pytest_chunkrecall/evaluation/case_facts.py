@@ -32,6 +32,7 @@ class Entry:
     verdict: Verdict
     rank: Rank | None
     span_split: bool
+    context_to_answer: Count | None = None  # what the answer cost then, for the cost gate
 
     @property
     def hit(self) -> bool:
@@ -48,7 +49,7 @@ class Entry:
     @classmethod
     def of(cls, result: CaseResult | CaseFact) -> Entry:
         """What the baseline records of ``result``."""
-        return cls(result.verdict, result.rank, result.span_split)
+        return cls(result.verdict, result.rank, result.span_split, result.context_to_answer)
 
 
 @codec.projection(CaseResult)
@@ -63,6 +64,7 @@ class CaseBrief:
     question: str
     verdict: Verdict
     rank: Rank | None
+    context_to_answer: Count | None
 
     @property
     def hit(self) -> bool:

@@ -183,6 +183,7 @@ class BaselineMark:
     span_split: bool
     change: Change | None = None
     document_changed: bool = False
+    context_to_answer: Count | None = None  # the baseline's; None: a miss, or not recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -275,9 +276,6 @@ class CaseResult:
     loading: LoadingLoss | None = None
     glued: Glued | None = None
     reference_notes: list[str] = field(default_factory=list)
-    unstable: Unstable = None
-    ranks_seen: RanksSeen = None
-    varied: Varied = None
     # what the answer cost (see ContextFigures)
     context: Count | None = None
     context_to_answer: Count | None = None
@@ -285,6 +283,9 @@ class CaseResult:
     # the chunk that held the span past it (a ranked_out case)
     budget: Rank | None = None
     past_budget_rank: Rank | None = None
+    unstable: Unstable = None
+    ranks_seen: RanksSeen = None
+    varied: Varied = None
 
     @property
     def hit(self) -> bool:

@@ -40,7 +40,7 @@ from typing import Any, TypedDict
 from ..chunking.geometry import Geometry
 from ..evaluation.verdicts import KINDS, STAGE_VERDICTS, VERDICTS
 from ..files import MARKER
-from .json_report import gold_file_json, sweep_json, totals_json
+from .json_report import gold_file_json, paired_json, sweep_json, totals_json
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 from .summary import GoldFileSummary, StagedFunnel, Summary
 from .terminal import context_line, holm_cell
@@ -189,7 +189,7 @@ def overview(summary: Summary) -> dict[str, Any]:
         "gold_files": [gold_file_json(gold.run) for gold in summary.gold_files],
         "curve": curve(run.totals.hit_rate_at) if run.totals.cases else None,
         "funnel": funnel_view(summary.funnel) if summary.funnel is not None else None,
-        "comparison": dict(outcome.paired.to_json()) if outcome.paired is not None else None,
+        "comparison": paired_json(outcome),
         # the gate's sentence as the terminal and the Markdown say it, never reworded here
         "gate": outcome.gate_line,
         # what the answers cost, as the terminal's context line says it

@@ -65,9 +65,18 @@ def head(
             "gate": outcome.gate_line,
             "gate_failures": list(outcome.failures),
         }
-    if outcome.paired is not None:
-        data["comparison"] = dict(outcome.paired.to_json())
+    comparison = paired_json(outcome)
+    if comparison is not None:
+        data["comparison"] = comparison
     return data
+
+
+def paired_json(outcome: GateOutcome) -> dict[str, Any] | None:
+    """The report's ``comparison``: the paired statistics of the hit rate, and ``context``,
+    what the answers cost before and after; ``None``: no baseline."""
+    if outcome.paired is None or outcome.comparison is None:
+        return None
+    return {**outcome.paired.to_json(), "context": outcome.comparison.context.to_json()}
 
 
 def totals_json(totals: Totals, funnel: Funnel) -> dict[str, Any]:

@@ -176,6 +176,21 @@ def _comparison() -> dict[str, Any]:
             },
             "p_value": SHARE,
             "decision": {"enum": list(get_args(Decision))},
+            "context": {
+                "type": "object",
+                "description": "The mean context_to_answer over the cases hit in both runs, "
+                "before and after; change_percent = 100 (after - before) / before; p_value, "
+                "the exact two-sided sign test on the per-case differences.",
+                "required": ["before", "after", "change_percent", "p_value"],
+                "additionalProperties": False,
+                "properties": {
+                    "cases": WHOLE,
+                    "before": {"type": ["number", "null"], "minimum": 0},
+                    "after": {"type": ["number", "null"], "minimum": 0},
+                    "change_percent": {"type": ["number", "null"]},
+                    "p_value": SHARE,
+                },
+            },
         },
     }
 

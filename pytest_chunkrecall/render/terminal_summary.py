@@ -124,6 +124,9 @@ def _end(summary: Summary) -> list[Line]:
         lines.append(Line("error", not_evaluated(unevaluated, where=where)))
     if outcome.gate_line is not None:
         lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
+    if outcome.cost_line is not None:
+        cost = f"chunkrecall {outcome.cost_line}"
+        lines.append(Line("regression" if outcome.cost_worse else "info", cost))
     notes = [*outcome.notes, *summary.notes.notes]
     lines += [Line("warning", f"chunkrecall: {note}") for note in notes]
     failed = [*outcome.failures, *summary.notes.errors]
