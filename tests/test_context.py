@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
+from typing import Any
 
 import pytest
 
@@ -339,3 +340,66 @@ def test_growth_past_the_limit_without_evidence_passes(shop: Shop) -> None:
     result = shop.run("--chunkrecall-baseline", "base.json")
     assert result.ret == pytest.ExitCode.OK
     result.stdout.fnmatch_lines(["*100.0% more*(sign test p=0.5): no significant change in cost"])
+
+
+STOREFRONT = """
+cases:
+  - id: refund
+    question: What is the refund window?
+    needle: 30 days
+  - id: express
+    question: How long does express shipping take?
+    needle: 2 business days
+  - id: warranty
+    question: How long is the warranty coverage?
+    needle: 12 months
+  - id: restocking
+    question: What is the restocking fee?
+    needle: 15 percent
+  - id: customs
+    question: How much is customs clearance per kilogram?
+    needle: 9 dollars
+"""
+
+
+def _sweep_rows(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {row["label"]: row for row in report["sweep"]["rows"]}
+
+
+@pytest.mark.parametrize("budget", [None, 200])
+def test_the_sweep_ranks_cost_and_names_the_least_context_among_the_best(
+    shop: Shop, budget: int | None
+) -> None:
+    shop.ini(
+        "chunkrecall_corpus = docs/policies.md\nchunkrecall_k = 3\n"
+        "chunkrecall_chunker_args = {size: 800, overlap: 50}\n"
+    )
+    shop.gold(STOREFRONT)
+    spec = "size=100,200,400" + (f"; budget={budget}" if budget else "")
+    result, report = shop.report("--chunkrecall-sweep", spec)
+    rows = _sweep_rows(report)
+    suffix = f" budget={budget}" if budget else ""
+    small, large = rows[f"size=100{suffix}"], rows[f"size=400{suffix}"]
+    # every setting finds all five facts; larger chunks make the LLM read more for them
+    assert small["hits"] == large["hits"] == 5
+    assert small["context_to_answer_mean"] < large["context_to_answer_mean"]
+    if budget:
+        # the first chunk always counts: a 400-char chunk is read whole, past the budget,
+        # and the second one no longer
+        assert small["context_mean"] <= budget
+        assert large["context_mean"] <= 400
+    else:
+        assert large["context_mean"] > 400  # the second chunk is read too
+    cheapest = report["sweep"]["cheapest"]
+    tied = [rows[label] for label in cheapest["tied"]]
+    assert cheapest["label"] == min(tied, key=lambda row: row["context_to_answer_mean"])["label"]
+    assert cheapest["label"] == f"size=100{suffix}"
+    result.stdout.fnmatch_lines(
+        [
+            "chunkrecall sweep *:",
+            "  setting * p (Holm)  to answer",
+            f"  size=100{suffix} * 5/5 (100.0%) * {small['context_to_answer_mean']:,.0f}",
+            f"  least context: size=100{suffix} ({small['context_to_answer_mean']:,.0f} chars to "
+            "the answer); *",
+        ]
+    )

@@ -101,7 +101,12 @@ def sweep_json(summary: RunSummary) -> dict[str, Any] | None:
     rows = summary.sweep_rows
     if not rows:
         return None
-    return {"spec": summary.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
+    cheapest = summary.sweep_cheapest
+    return {
+        "spec": summary.sweep_spec,
+        "rows": [row.to_json(rows[0]) for row in rows],
+        "cheapest": cheapest.to_json() if cheapest is not None else None,
+    }
 
 
 def comparison_json(comparison: Comparison) -> dict[str, Any]:

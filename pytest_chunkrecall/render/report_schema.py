@@ -66,6 +66,20 @@ def report_schema() -> dict[str, Any]:
                 "properties": {
                     "spec": {"type": ["string", "null"]},
                     "rows": {"type": "array", "items": {"$ref": "#/$defs/sweep_row"}},
+                    "cheapest": {
+                        "type": ["object", "null"],
+                        "description": "Of the rows whose hit rate does not differ from the "
+                        "best row's (exact two-sided McNemar, Holm), the one with the least "
+                        "mean context to the answer.",
+                        "properties": {
+                            "label": {"type": "string"},
+                            "context_to_answer_mean": {"type": "number", "minimum": 0},
+                            "best": {"type": "string"},
+                            "best_context_to_answer_mean": {"type": ["number", "null"]},
+                            "tied": TEXTS,
+                            "p_holm": {"oneOf": [{"type": "null"}, SHARE]},
+                        },
+                    },
                 },
             },
             "baseline": _baseline(),
@@ -378,6 +392,8 @@ def _sweep_row() -> dict[str, Any]:
             "hit_rate": SHARE,
             "change_points": {"type": ["number", "null"]},
             "errors": TEXTS,
+            "context_mean": {"type": ["number", "null"], "minimum": 0},
+            "context_to_answer_mean": {"type": ["number", "null"], "minimum": 0},
         },
     }
 

@@ -62,7 +62,13 @@ def _totals(summary: Summary) -> list[Line]:
     rows = run.sweep_rows
     if rows:
         table = [row.to_json(rows[0]) for row in rows]
-        sweep = terminal.sweep_lines(run.sweep_spec or "", table, alpha=summary.context.alpha)
+        sweep = terminal.sweep_lines(
+            run.sweep_spec or "",
+            table,
+            alpha=summary.context.alpha,
+            cheapest=run.sweep_cheapest,
+            unit=run.totals.unit,
+        )
         lines += [Line("info", line) for line in sweep]
     return lines
 
