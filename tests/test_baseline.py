@@ -97,12 +97,7 @@ def test_update_records_every_case_readably_and_misses_do_not_fail(shop):
         "span_split": False,
         "context_to_answer": 80,
     }
-    assert cases["customs"] == {
-        "verdict": "split",
-        "rank": None,
-        "span_split": True,
-        "context_to_answer": None,
-    }
+    assert cases["customs"] == {"verdict": "split", "rank": None, "span_split": True}
     assert data["gold_files"]["gold/policies.yaml"]["setup"]["chunker_args"] == {
         "overlap": 24,
         "size": 80,

@@ -376,7 +376,7 @@ def test_the_sweep_ranks_cost_and_names_the_least_context_among_the_best(
     )
     shop.gold(STOREFRONT)
     spec = "size=100,200,400" + (f"; budget={budget}" if budget else "")
-    result, report = shop.report("--chunkrecall-sweep", spec)
+    result, report = shop.report("--chunkrecall-sweep", spec, "--chunkrecall-html", "lab.html")
     rows = _sweep_rows(report)
     suffix = f" budget={budget}" if budget else ""
     small, large = rows[f"size=100{suffix}"], rows[f"size=400{suffix}"]
@@ -403,3 +403,6 @@ def test_the_sweep_ranks_cost_and_names_the_least_context_among_the_best(
             "the answer); *",
         ]
     )
+    # the page says the sweep's choice as the terminal does
+    said = next(line for line in result.outlines if line.startswith("  least context: "))
+    assert json.dumps(said.strip()) in (shop.path / "lab.html").read_text(encoding="utf-8")

@@ -42,8 +42,10 @@ class Entry:
         return outcome_text(self.verdict, self.rank)
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as the baseline file holds it."""
+        """The entry as the baseline file holds it: a miss has no ``context_to_answer``."""
         plain: dict[str, Any] = codec.encode(self)
+        if plain.get("context_to_answer") is None:
+            plain.pop("context_to_answer", None)
         return plain
 
     @classmethod

@@ -43,7 +43,7 @@ from ..files import MARKER
 from .json_report import gold_file_json, paired_json, sweep_json, totals_json
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 from .summary import GoldFileSummary, StagedFunnel, Summary
-from .terminal import context_line, holm_cell
+from .terminal import cheapest_line, context_line, holm_cell
 
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
@@ -212,7 +212,15 @@ def sweep_view(summary: Summary) -> dict[str, Any] | None:
     sweep = sweep_json(summary.run)
     if sweep is None:
         return None
-    return {**sweep, "rows": [{**row, "p_holm_text": holm_cell(row)} for row in sweep["rows"]]}
+    cheapest = summary.run.sweep_cheapest
+    # the sweep's choice as the terminal says it, never reworded here
+    said = (
+        cheapest_line(cheapest, unit=summary.run.totals.unit, alpha=summary.context.alpha).strip()
+        if cheapest is not None
+        else None
+    )
+    rows = [{**row, "p_holm_text": holm_cell(row)} for row in sweep["rows"]]
+    return {**sweep, "rows": rows, "cheapest_text": said}
 
 
 def curve(hit_rate_at: Mapping[str, float]) -> list[list[float]]:

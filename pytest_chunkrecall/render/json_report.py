@@ -74,9 +74,12 @@ def head(
 def paired_json(outcome: GateOutcome) -> dict[str, Any] | None:
     """The report's ``comparison``: the paired statistics of the hit rate, and ``context``,
     what the answers cost before and after; ``None``: no baseline."""
-    if outcome.paired is None or outcome.comparison is None:
+    if outcome.paired is None:
         return None
-    return {**outcome.paired.to_json(), "context": outcome.comparison.context.to_json()}
+    found: dict[str, Any] = dict(outcome.paired.to_json())
+    if outcome.comparison is not None:
+        found["context"] = outcome.comparison.context.to_json()
+    return found
 
 
 def totals_json(totals: Totals, funnel: Funnel) -> dict[str, Any]:
