@@ -118,6 +118,12 @@ def configure_compare(parser: argparse.ArgumentParser) -> None:
         "--min-hit-rate", type=float, metavar="SHARE", help="As chunkrecall_min_hit_rate, 0 to 1"
     )
     parser.add_argument(
+        "--max-context-growth",
+        type=float,
+        metavar="PERCENT",
+        help="As chunkrecall_max_context_growth (default: no limit)",
+    )
+    parser.add_argument(
         "--unstable",
         choices=POLICIES,
         default="strict",
@@ -382,7 +388,18 @@ def _settings(args: argparse.Namespace) -> GateSettings:
         raise ChunkrecallError(f"--max-drop must be from 0 to 100 points, not {args.max_drop:g}")
     if args.min_hit_rate is not None and not 0 <= args.min_hit_rate <= 1:
         raise ChunkrecallError(f"--min-hit-rate must be from 0 to 1, not {args.min_hit_rate:g}")
-    return GateSettings(args.gate, args.alpha, args.min_effect, args.max_drop, args.min_hit_rate)
+    if args.max_context_growth is not None and args.max_context_growth < 0:
+        raise ChunkrecallError(
+            f"--max-context-growth must be 0 or more percent, not {args.max_context_growth:g}"
+        )
+    return GateSettings(
+        args.gate,
+        args.alpha,
+        args.min_effect,
+        args.max_drop,
+        args.min_hit_rate,
+        args.max_context_growth,
+    )
 
 
 def _fold(

@@ -90,7 +90,13 @@ def test_update_records_every_case_readably_and_misses_do_not_fail(shop):
     data = json.loads(text)
     assert data["chunkrecall_baseline"] == 1
     cases = data["gold_files"]["gold/policies.yaml"]["cases"]
-    assert cases["refund-window"] == {"verdict": "hit", "rank": 1, "span_split": False}
+    # a hit's context to the answer, for the cost gate; a miss has none
+    assert cases["refund-window"] == {
+        "verdict": "hit",
+        "rank": 1,
+        "span_split": False,
+        "context_to_answer": 80,
+    }
     assert cases["customs"] == {"verdict": "split", "rank": None, "span_split": True}
     assert data["gold_files"]["gold/policies.yaml"]["setup"]["chunker_args"] == {
         "overlap": 24,
@@ -399,8 +405,20 @@ def test_junit_xml_carries_verdict_rank_and_span_split(shop):
         case.get("name"): {p.get("name"): p.get("value") for p in case.iter("property")}
         for case in tree.iter("testcase")
     }
-    assert properties["refund-window"] == {"verdict": "hit", "rank": "1", "span_split": "False"}
-    assert properties["customs"] == {"verdict": "split", "rank": "", "span_split": "True"}
+    assert properties["refund-window"] == {
+        "verdict": "hit",
+        "rank": "1",
+        "span_split": "False",
+        "context": "80",
+        "context_to_answer": "80",
+    }
+    assert properties["customs"] == {
+        "verdict": "split",
+        "rank": "",
+        "span_split": "True",
+        "context": "80",
+        "context_to_answer": "",
+    }
 
 
 def test_markdown_summary_names_regressions_and_worst_splits(shop, monkeypatch):

@@ -279,15 +279,18 @@ def test_the_sweep_table_has_the_terminals_holm_column(shop, example):
     page = shop.open("#sweep")
     rows = example["report"]["sweep"]["rows"]
     head = page.locator("#view-sweep thead th").all_text_contents()
-    column = head.index("p (Holm)")
-    cells = [
-        row.locator("td").nth(column).text_content()
-        for row in page.locator("#view-sweep tbody tr").all()
-    ]
+    column, cost = head.index("p (Holm)"), head.index("to the answer")
+    cells, costs = [], []
+    for row in page.locator("#view-sweep tbody tr").all():
+        cells.append(row.locator("td").nth(column).text_content())
+        costs.append(row.locator("td").nth(cost).text_content())
     terminal = sweep_lines(example["report"]["sweep"]["spec"], rows)
-    for row, cell in zip(rows, cells, strict=True):
+    for row, cell, spent in zip(rows, cells, costs, strict=True):
         line = next(line for line in terminal if line.startswith(f"  {row['label']}  "))
-        assert line.endswith(cell), (line, cell)  # the terminal's cell, not a second reckoning
+        # the terminal's cells, not a second reckoning; the context to the answer comes last
+        before, last = line.rsplit(None, 1)
+        assert before.endswith(cell), (line, cell)
+        assert last == spent.replace(",", "") or last.replace(",", "") == spent, (line, spent)
     assert cells[0] == "" and any(cell.endswith(" *") for cell in cells)
     assert any(cell and not cell.endswith("*") for cell in cells)
     assert "Holm-adjusted across 9 settings" in page.text_content("[data-footnote='holm']")

@@ -153,9 +153,13 @@ def test_lab_says_when_offsets_are_unknown(example):
 
 def test_sweep_rows_are_passed_to_the_page_with_the_terminals_holm_cell(example, model):
     sweep = example["report"]["sweep"]
-    assert {k: v for k, v in model["sweep"].items() if k != "rows"} == {
+    said = ("rows", "cheapest_text")  # what the page adds: the terminal's words
+    assert {k: v for k, v in model["sweep"].items() if k not in said} == {
         k: v for k, v in sweep.items() if k != "rows"
     }
+    assert model["sweep"]["cheapest_text"].startswith(
+        f"least context: {sweep['cheapest']['label']} ("
+    )
     shown = [row["p_holm_text"] for row in model["sweep"]["rows"]]
     assert [
         {k: v for k, v in row.items() if k != "p_holm_text"} for row in model["sweep"]["rows"]

@@ -104,6 +104,11 @@ def test_a_fresh_clone_gets_the_outcome_the_quick_start_states(tmp_path: Path) -
     )
     assert manual is not None
     assert got == counts(manual.group(1))
+    # what the answers cost, as the manual's summary page quotes the example's
+    summary_page = (ROOT / "docs" / "summary.md").read_text(encoding="utf-8")
+    context = re.search(r"^context: .* hits per 1k chars$", summary_page, re.MULTILINE)
+    assert context is not None
+    assert context.group(0) in result.stdout.splitlines()
 
 
 @pytest.mark.slow

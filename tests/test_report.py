@@ -107,6 +107,8 @@ def test_json_report_fields_and_outcomes(shop):
             **{"unparsed": 0, "reranked_out": 0},
         },
         "funnel": {"cases": 5, "loaded": 5, "whole": 2, "candidates": 2, "top_k": 2},
+        # k = 1 with 80-char chunks: every case got 80 chars back, 2 hits over 400 chars
+        "context": {"unit": "chars", "mean": 80.0, "to_answer_mean": 80.0, "hits_per_1k": 5.0},
     }
     (gold,) = report["gold_files"]
     assert (gold["path"], gold["chunks"], gold["corpus_chars"]) == (

@@ -15,12 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from pytest_chunkrecall.measures.statistics import (
+    ContextChange,
     compare_pairs,
     decide,
     holm,
     mcnemar_one_sided,
     mcnemar_two_sided,
     paired_interval,
+    sign_test,
     sweep_evidence,
     wilson,
 )
@@ -314,3 +316,49 @@ def test_sweep_rows_against_the_configured_setting() -> None:
     assert noise.p_value == 1.0 and not noise.significant
     assert (itself.p_value, itself.p_holm, itself.delta_points) == (1.0, 1.0, 0.0)
     assert [e.p_holm for e in evidence] == holm([e.p_value for e in evidence])
+
+
+# --- the cost gate's sign test ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("increases", "decreases"),
+    [(0, 0), (1, 0), (6, 0), (5, 1), (3, 3), (10, 2), (2, 10), (40, 25), (0, 17), (150, 120)],
+)
+def test_the_sign_test_is_scipys_two_sided_binomial_test(
+    scipy_stats: Any, increases: int, decreases: int
+) -> None:
+    n = increases + decreases
+    expected = scipy_stats.binomtest(increases, n, 0.5).pvalue if n else 1.0
+    assert sign_test(increases, decreases) == pytest.approx(expected, rel=1e-12)
+
+
+def test_six_increases_and_no_decrease_by_hand() -> None:
+    # P(X >= 6) = 1/64 for X ~ Binomial(6, 1/2); two-sided: 2/64
+    assert sign_test(6, 0) == 2 / 64
+
+
+def test_the_context_change_over_cases_hit_in_both_runs() -> None:
+    # one tie (dropped by the sign test), three more, one less
+    change = ContextChange.of([(100, 100), (80, 160), (80, 160), (80, 160), (160, 80)])
+    assert (change.cases, change.increases, change.decreases) == (5, 3, 1)
+    assert change.before == 100.0 and change.after == 132.0
+    assert change.change_percent == pytest.approx(32.0)
+    assert change.p_value == sign_test(3, 1) == 0.625
+    assert change.to_json() == {
+        "cases": 5,
+        "before": 100.0,
+        "after": 132.0,
+        "change_percent": 32.0,
+        "p_value": 0.625,
+    }
+
+
+def test_no_case_hit_in_both_runs_has_no_means() -> None:
+    change = ContextChange.of([])
+    assert (change.before, change.after, change.change_percent, change.p_value) == (
+        None,
+        None,
+        None,
+        1.0,
+    )

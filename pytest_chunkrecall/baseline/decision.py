@@ -27,6 +27,9 @@ class GateOutcome:
     comparison: Comparison | None = None
     paired: PairedComparison | None = None
     gate_line: str | None = None
+    # what the answers cost against the baseline, in words; None: no case hit in both runs
+    cost_line: str | None = None
+    cost_worse: bool = False  # the context to the answer grew significantly
     gate_fails: bool = False
     drift: Drift = field(default_factory=Drift)
     failures: tuple[str, ...] = ()  # the gates that failed, and why
@@ -66,9 +69,12 @@ def gate_run(
     if baseline is None or comparison is None:
         return GateOutcome(failures=tuple(failures))
     found = paired(comparison, alpha=settings.alpha)
+    cost = comparison.context
     compared = GateOutcome(
         comparison=comparison,
         paired=found,
+        cost_line=reasons.cost_line(cost, alpha=settings.alpha, unit=totals.unit),
+        cost_worse=cost.significant(settings.alpha) and (cost.change_percent or 0.0) > 0,
         drift=drift(baseline, setups, documents),
         failures=tuple(failures),
     )
@@ -81,6 +87,9 @@ def gate_run(
     limit = settings.drop_limit
     if limit is not None and comparison.drop_points > limit:
         failures.append(reasons.too_large_drop(comparison, limit))
+    growth = settings.max_context_growth
+    if growth is not None and settings.context_grew(cost):
+        failures.append(reasons.context_growth(cost, growth, totals.unit))
     notes = []
     if comparison.new and len(baseline) and not gold_files & set(baseline.cases):
         notes.append(reasons.foreign_baseline(name, len(baseline), sorted(baseline.cases)))

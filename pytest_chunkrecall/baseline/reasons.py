@@ -7,7 +7,7 @@ are :mod:`..measures.statistics`'. Here they become the lines a person reads.
 from __future__ import annotations
 
 from ..errors import counted
-from ..measures.statistics import PairedComparison, mcnemar_one_sided
+from ..measures.statistics import ContextChange, PairedComparison, mcnemar_one_sided
 from .policy import GateSettings
 from .saved import Comparison, Entry
 
@@ -103,6 +103,39 @@ def too_large_drop(comparison: Comparison, limit: float) -> str:
     return (
         f"hit-rate fell {comparison.drop_points:.1f} points against the baseline on the "
         f"{comparison.common} cases both have (chunkrecall_max_drop is {limit:g})"
+    )
+
+
+def context_growth(change: ContextChange, limit: float, unit: str) -> str:
+    """Why the run fails ``chunkrecall_max_context_growth``."""
+    return (
+        f"context to the answer grew {change.change_percent:.1f}% against the baseline "
+        f"({change.before:,.0f} -> {change.after:,.0f} {unit}) on the {change.cases} cases hit "
+        f"in both runs (sign test p={change.p_value:.4g}; chunkrecall_max_context_growth is "
+        f"{limit:g}%)"
+    )
+
+
+def cost_line(change: ContextChange, *, alpha: float, unit: str) -> str | None:
+    """``context to the answer: 30.0% more (640 -> 832 chars) over 12 cases hit in both runs
+    (sign test p=0.0005): a regression in cost``; ``None``: no case was hit in both runs."""
+    if change.before is None or change.after is None or change.change_percent is None:
+        return None
+    percent = abs(change.change_percent)
+    more = f"{percent:.1f}% {'more' if change.change_percent > 0 else 'less'}"
+    if round(percent, 1) == 0:
+        more = "unchanged"
+    if not change.significant(alpha):
+        verdict = "no significant change in cost"
+    elif change.change_percent > 0:
+        verdict = "a regression in cost"
+    else:
+        verdict = "an improvement in cost"
+    return (
+        f"context to the answer: {more} "
+        f"({change.before:,.0f} -> {change.after:,.0f} {unit}) over "
+        f"{change.cases} {'case' if change.cases == 1 else 'cases'} hit in both runs "
+        f"(sign test p={change.p_value:.4g}): {verdict}"
     )
 
 

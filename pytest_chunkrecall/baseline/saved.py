@@ -21,6 +21,7 @@ from ..evaluation.results import (
     verdict_counts,
 )
 from ..files import read_json
+from ..measures.statistics import ContextChange
 
 FORMAT = 1
 KEY = "chunkrecall_baseline"
@@ -96,15 +97,7 @@ def _entries(data: Mapping[str, Any]) -> Baseline:
             raise ValueError(f"{gold_file!r} must have a 'cases' mapping")
         entries = {}
         for case_id, entry in body["cases"].items():
-            where = f"{gold_file}::{case_id}"
-            if not isinstance(entry, dict) or entry.get("verdict") not in VERDICTS:
-                raise ValueError(f"{where} has no known verdict (one of {', '.join(VERDICTS)})")
-            rank = entry.get("rank")
-            if rank is not None and (
-                isinstance(rank, bool) or not isinstance(rank, int) or rank < 1
-            ):
-                raise ValueError(f"{where} has rank {rank!r}, not a whole number from 1 or null")
-            entries[str(case_id)] = Entry(entry["verdict"], rank, bool(entry.get("span_split")))
+            entries[str(case_id)] = _entry(f"{gold_file}::{case_id}", entry)
         cases[str(gold_file)] = entries
         setups[str(gold_file)] = dict(body.get("setup") or {})
         fingerprints = body.get("documents") or {}  # older baselines have none
@@ -114,6 +107,21 @@ def _entries(data: Mapping[str, Any]) -> Baseline:
             raise ValueError(f"{gold_file!r} has 'documents' that are not document fingerprints")
         documents[str(gold_file)] = {str(doc): sha for doc, sha in fingerprints.items()}
     return Baseline(cases, setups, documents)
+
+
+def _entry(where: str, entry: Any) -> Entry:
+    """One case of a baseline file, ``where`` naming it, checked."""
+    if not isinstance(entry, dict) or entry.get("verdict") not in VERDICTS:
+        raise ValueError(f"{where} has no known verdict (one of {', '.join(VERDICTS)})")
+    rank = entry.get("rank")
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int) or rank < 1):
+        raise ValueError(f"{where} has rank {rank!r}, not a whole number from 1 or null")
+    cost = entry.get("context_to_answer")  # older baselines have none
+    if cost is not None and (isinstance(cost, bool) or not isinstance(cost, int) or cost < 0):
+        raise ValueError(
+            f"{where} has context_to_answer {cost!r}, not a whole number from 0 or null"
+        )
+    return Entry(entry["verdict"], rank, bool(entry.get("span_split")), cost)
 
 
 def updated(
@@ -240,6 +248,8 @@ class Comparison:
     # known misses that moved from ranked_out to reranked_out: a reranker now drops what
     # the first stage finds, a change of stage and no regression
     stage_changes: list[Scored] = field(default_factory=list)
+    # the context to the answer on the cases hit in both runs, before and after
+    context: ContextChange = field(default_factory=lambda: ContextChange.of([]))
 
     @property
     def drop_points(self) -> float:
@@ -264,6 +274,7 @@ class ComparisonTally:
         self._new: list[Scored] = []
         self._stage_changes: list[Scored] = []
         self._common = self._baseline_hits = self._current_hits = 0
+        self._context: list[tuple[int, int]] = []  # (before, after) of the cases hit in both
 
     def add(self, case: Scored, result: Callable[[], CaseResult]) -> None:
         """Set one evaluated case against its entry; ``result`` makes its whole result, which
@@ -276,6 +287,8 @@ class ComparisonTally:
         self._common += 1
         self._baseline_hits += entry.hit
         self._current_hits += case.hit
+        if entry.context_to_answer is not None and case.context_to_answer is not None:
+            self._context.append((entry.context_to_answer, case.context_to_answer))
         if change == "regression":
             self._regressions.append((result(), entry))
         elif change == "improvement":
@@ -302,4 +315,5 @@ class ComparisonTally:
             self._baseline_hits,
             self._current_hits,
             sorted(self._stage_changes, key=_order),
+            ContextChange.of(self._context),
         )

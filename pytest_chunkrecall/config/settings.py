@@ -58,6 +58,7 @@ class Settings:
     retriever: str | None = None
     retriever_args: Mapping[str, Any] | None = None
     k: int | None = None
+    budget: int | None = None
     match: str | None = None
     fuzzy_threshold: float | None = None
     reranker: str | None = None

@@ -50,6 +50,8 @@ MAX_DEPTH = 10_000  # a deeper list is no longer a ranking question
 MAX_BATCH_SIZE = 100_000
 MAX_CONCURRENCY = 1_024  # threads, each waiting on one retriever call
 MAX_REPEAT = 100
+MAX_BUDGET = 1_000_000_000  # units of context a case may read
+MAX_GROWTH_PERCENT = 1_000_000.0  # of the context to the answer
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,16 @@ SETTINGS: tuple[Setting, ...] = (
         DEFAULT_K,
         f"How many retrieved chunks a needle may be found in, 1 to {MAX_K:,} "
         f"(default: {DEFAULT_K})",
+        gold=True,
+        setup=True,
+    ),
+    Setting(
+        "budget",
+        Whole(1, MAX_BUDGET),
+        None,
+        "How much context a case may read, in chunkrecall_length's units (characters by "
+        "default): the top-k chunks count in rank order while their total fits, the first "
+        "always; unset: the whole top k",
         gold=True,
         setup=True,
     ),
@@ -305,6 +317,14 @@ SETTINGS: tuple[Setting, ...] = (
         "Fail the run when the hit-rate falls by more than this many percentage points "
         "against the baseline (default: 0 with chunkrecall_gate = cases, no limit with "
         "significant)",
+    ),
+    Setting(
+        "max_context_growth",
+        Number(0.0, MAX_GROWTH_PERCENT),
+        None,
+        "Fail the run when the mean context to the answer grows by more than this many "
+        "percent against the baseline, over the cases hit in both runs, and the sign test "
+        "is below chunkrecall_alpha (default: no limit)",
     ),
     Setting(
         "min_hit_rate",

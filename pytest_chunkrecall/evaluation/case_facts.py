@@ -32,6 +32,7 @@ class Entry:
     verdict: Verdict
     rank: Rank | None
     span_split: bool
+    context_to_answer: Count | None = None  # what the answer cost then, for the cost gate
 
     @property
     def hit(self) -> bool:
@@ -41,14 +42,16 @@ class Entry:
         return outcome_text(self.verdict, self.rank)
 
     def to_json(self) -> dict[str, Any]:
-        """The entry as the baseline file holds it."""
+        """The entry as the baseline file holds it: a miss has no ``context_to_answer``."""
         plain: dict[str, Any] = codec.encode(self)
+        if plain.get("context_to_answer") is None:
+            plain.pop("context_to_answer", None)
         return plain
 
     @classmethod
     def of(cls, result: CaseResult | CaseFact) -> Entry:
         """What the baseline records of ``result``."""
-        return cls(result.verdict, result.rank, result.span_split)
+        return cls(result.verdict, result.rank, result.span_split, result.context_to_answer)
 
 
 @codec.projection(CaseResult)
@@ -63,6 +66,7 @@ class CaseBrief:
     question: str
     verdict: Verdict
     rank: Rank | None
+    context_to_answer: Count | None
 
     @property
     def hit(self) -> bool:
@@ -97,6 +101,9 @@ class CaseFact:
     span_length: Count
     pieces_retrieved: bool | None
     k: Rank
+    unit: str
+    context: Count | None
+    context_to_answer: Count | None
 
     @property
     def hit(self) -> bool:

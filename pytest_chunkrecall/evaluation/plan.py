@@ -25,6 +25,7 @@ from ..corpus import Document, document_id, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
 from ..text.matcher import Matcher
+from .budget import past_budget, within_budget
 from .gold_facts import GoldFacts
 from .prefetch import Key
 from .reference import Reference
@@ -60,6 +61,7 @@ class Plan:
     # shows them): finding them reads the corpus, as a hit otherwise need not.
     every_holder: bool = True
     repeat: int = 1
+    budget_override: int | None = None  # a sweep's budget=, over the cases' own
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -90,9 +92,11 @@ class Plan:
         top = candidates = suite.search(case.question, asked, repeat=repeat)
         if second is not None:
             top = second.rerank(case.question, candidates, k)
+        budget = self.budget(case)
+        read = within_budget(top, budget, self.measure)
         result = judge(
             case,
-            top,
+            read,
             finder,
             gold_file=self.name,
             k=k,
@@ -104,6 +108,10 @@ class Plan:
             reference=self.reference(suite),
             every_holder=self.every_holder,
         )
+        if budget is not None:
+            result = replace(result, budget=budget)
+            if result.verdict == "ranked_out" and len(read) < len(top):
+                result = past_budget(result, case, top, finder, budget=budget, docs=docs)
         if result.verdict != "ranked_out" or self.depth <= asked:
             return result
         # How far down the holding chunk is decides what to do: raise k, add a
@@ -129,6 +137,14 @@ class Plan:
         """
         own = case.k if case is not None else None
         return resolved_k(self.k_override, own, self.settings.k)
+
+    def budget(self, case: Case | None = None) -> int | None:
+        """How much context a case may read (see :mod:`.budget`): a sweep's budget, else the
+        case's own, else the gold file's (or the ini file's); ``None``: the whole top k."""
+        for budget in (self.budget_override, case.budget if case else None, self.settings.budget):
+            if budget is not None:
+                return budget
+        return None
 
     @property
     def candidates(self) -> int:
@@ -184,6 +200,8 @@ class Plan:
         changed = replace(self, settings=replace(self.settings, **point))
         if "k" in point:
             changed = replace(changed, k_override=point["k"])
+        if "budget" in point:
+            changed = replace(changed, budget_override=point["budget"])
         components: dict[str, Any] = {
             role: self._component_at(role, point)
             for role in COMPONENT_ROLES

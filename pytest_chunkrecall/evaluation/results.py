@@ -183,6 +183,7 @@ class BaselineMark:
     span_split: bool
     change: Change | None = None
     document_changed: bool = False
+    context_to_answer: Count | None = None  # the baseline's; None: a miss, or not recorded
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,6 +227,10 @@ class CaseResult:
     ``glued`` is a retrieved chunk that holds a missed unit with its spaces lost.
     ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
     source files whose reference text a missing span could not be checked against, and why.
+    ``context`` is the total length of the top-k chunks that came back (in ``unit``),
+    ``context_to_answer`` the length of those from rank 1 through ``rank`` (``None``: a miss).
+    With a ``budget``, the top k is the chunks within it; ``past_budget_rank`` is the rank
+    in the whole top k of the chunk that holds the span when the budget cut it off.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -271,6 +276,13 @@ class CaseResult:
     loading: LoadingLoss | None = None
     glued: Glued | None = None
     reference_notes: list[str] = field(default_factory=list)
+    # what the answer cost (see ContextFigures)
+    context: Count | None = None
+    context_to_answer: Count | None = None
+    # a context budget (see .budget): the one applied, and the rank inside the top k of
+    # the chunk that held the span past it (a ranked_out case)
+    budget: Rank | None = None
+    past_budget_rank: Rank | None = None
     unstable: Unstable = None
     ranks_seen: RanksSeen = None
     varied: Varied = None
@@ -296,6 +308,45 @@ class CaseResult:
 
 
 @dataclass(frozen=True)
+class ContextFigures:
+    """What the answers cost: the length of the context that came back, in ``unit``.
+
+    ``mean`` is the mean ``context`` over the cases that record one; ``to_answer_mean``
+    the mean ``context_to_answer`` over the hits that record one (``None``: no hit);
+    ``hits_per_1k`` = 1000 · hits / Σ context over the cases that record one (``None``:
+    no context came back).
+    """
+
+    unit: str
+    mean: float | None
+    to_answer_mean: float | None
+    hits_per_1k: float | None
+
+    @classmethod
+    def of(cls, totals: Totals) -> ContextFigures | None:
+        """The figures of ``totals``; ``None``: no case records its context."""
+        if not totals.context_cases:
+            return None
+        mean = totals.context_sum / totals.context_cases
+        to_answer = (
+            totals.to_answer_sum / totals.to_answer_cases if totals.to_answer_cases else None
+        )
+        per_1k = 1000 * totals.context_hits / totals.context_sum if totals.context_sum else None
+        return cls(totals.unit, mean, to_answer, per_1k)
+
+    def to_json(self) -> dict[str, Any]:
+        def rounded(value: float | None) -> float | None:
+            return round(value, 6) if value is not None else None
+
+        return {
+            "unit": self.unit,
+            "mean": rounded(self.mean),
+            "to_answer_mean": rounded(self.to_answer_mean),
+            "hits_per_1k": rounded(self.hits_per_1k),
+        }
+
+
+@dataclass(frozen=True)
 class Totals:
     """Hit rate, ranking measures and verdict counts over the evaluated cases.
 
@@ -314,6 +365,18 @@ class Totals:
     ranks: tuple[int | None, ...] = ()
     largest_k: int = 0
     pieces_retrieved: int = 0
+    # what the answers cost, summed over the cases that record it (see ContextFigures)
+    unit: str = "chars"
+    context_cases: int = 0
+    context_sum: int = 0
+    context_hits: int = 0
+    to_answer_cases: int = 0
+    to_answer_sum: int = 0
+
+    @property
+    def context(self) -> ContextFigures | None:
+        """What the answers cost (``None``: no case records its context)."""
+        return ContextFigures.of(self)
 
     @property
     def hit_rate(self) -> float:
@@ -340,6 +403,7 @@ class Totals:
         seen: list[Verdict] = []
         cases = split = pieces = largest = 0
         found: list[int | None] = []
+        cost = _Cost()
         for result in results:
             cases += 1
             seen.append(result.verdict)
@@ -347,8 +411,23 @@ class Totals:
             pieces += bool(result.pieces_retrieved)
             largest = max(largest, result.k)
             found.append(result.rank if result.hit else None)
+            cost.add(result)
         verdicts = verdict_counts(seen)
-        return cls(cases, verdicts["hit"], split, verdicts, tuple(found), largest, pieces)
+        return cls(
+            cases,
+            verdicts["hit"],
+            split,
+            verdicts,
+            tuple(found),
+            largest,
+            pieces,
+            unit=cost.unit or "chars",
+            context_cases=cost.cases,
+            context_sum=cost.total,
+            context_hits=cost.hits,
+            to_answer_cases=cost.answered,
+            to_answer_sum=cost.to_answer,
+        )
 
     def to_json(self) -> dict[str, Any]:
         low, high = self.hit_rate_ci95
@@ -362,7 +441,32 @@ class Totals:
             "split_spans": self.split_spans,
             "pieces_retrieved": self.pieces_retrieved,
             "verdicts": dict(self.verdicts),
+            "context": figures.to_json() if (figures := self.context) is not None else None,
         }
+
+
+@dataclass
+class _Cost:
+    """The context sums :meth:`Totals.of` folds, case by case; units that differ between
+    gold files are ``mixed``."""
+
+    unit: str | None = None
+    cases: int = 0
+    total: int = 0
+    hits: int = 0
+    answered: int = 0
+    to_answer: int = 0
+
+    def add(self, result: CaseResult | CaseFact) -> None:
+        if result.context is None:
+            return
+        self.unit = result.unit if self.unit in (None, result.unit) else "mixed"
+        self.cases += 1
+        self.total += result.context
+        self.hits += result.hit
+        if result.hit and result.context_to_answer is not None:
+            self.answered += 1
+            self.to_answer += result.context_to_answer
 
 
 def verdict_counts(verdicts: Iterable[str]) -> dict[str, int]:

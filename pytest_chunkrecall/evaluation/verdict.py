@@ -85,6 +85,16 @@ class _Context:
     def entry(self, verdict: Verdict, rank: int | None, **details: Any) -> CaseResult:
         """The case's result with ``verdict``, ``rank`` and the ``details`` of its verdict."""
         case, finder, length = self.case, self.finder, self.length
+        top = [
+            finder.views.view(result.chunk, rank=result.rank, length=length)
+            if result.chunk is not None
+            else ChunkView.of(None, text=result.text, rank=result.rank)
+            for result in self.top.results
+        ]
+        sizes = [
+            view.size if view.size is not None else length(result.text)
+            for view, result in zip(top, self.top.results, strict=True)
+        ]
         return CaseResult(
             gold_file=self.gold_file,
             id=case.id,
@@ -99,17 +109,14 @@ class _Context:
             needle_lengths=[length(needle) for needle in case.needles],
             span_length=_span_length(case, self.units, finder, length),
             unit=self.unit,
-            top=[
-                finder.views.view(result.chunk, rank=result.rank, length=length)
-                if result.chunk is not None
-                else ChunkView.of(None, text=result.text, rank=result.rank)
-                for result in self.top.results
-            ],
+            top=top,
             retrieved_ids=[
                 finder.views.id(result.chunk) if result.chunk is not None else None
                 for result in self.top.results
             ],
             docs=sorted(self.docs) if self.docs is not None else None,
+            context=sum(sizes),
+            context_to_answer=sum(sizes[:rank]) if rank is not None else None,
             **details,
         )
 

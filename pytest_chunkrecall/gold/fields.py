@@ -126,6 +126,7 @@ def read_case(node: yaml.Node, where: Where) -> Case:
         span=get("span", lambda value_node: _span(value_node, where)),
         line=line,
         k=get("k", lambda value_node: _checked("k", value_node, where)),
+        budget=get("budget", lambda value_node: _checked("budget", value_node, where)),
         match=get("match", lambda value_node: _checked("match", value_node, where)),
         fuzzy_threshold=get(
             "fuzzy_threshold", lambda value_node: _checked("fuzzy_threshold", value_node, where)

@@ -17,6 +17,7 @@ CASE_KEYS = (
     "span",
     "doc",
     "k",
+    "budget",
     "match",
     "fuzzy_threshold",
     "xfail",
@@ -49,6 +50,7 @@ class Case:
     span: Span | None = None
     line: int = 1
     k: int | None = None
+    budget: int | None = None  # units of context the case may read (see Plan.budget)
     match: str | None = None
     fuzzy_threshold: float | None = None
     xfail: str | None = None

@@ -13,7 +13,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from typing import Literal, TypedDict
+from typing import Any, Literal, TypedDict
 
 Decision = Literal["worse", "better", "no_difference", "not_enough_evidence"]
 
@@ -255,3 +255,64 @@ def sweep_evidence(
         SweepEvidence(n, b, c, _points(n, b, c), p, adjusted, adjusted < alpha)
         for (n, b, c), p, adjusted in zip(counts, raw, holm(raw), strict=True)
     ]
+
+
+def sign_test(increases: int, decreases: int) -> float:
+    """The exact two-sided sign test of ``increases`` against ``decreases`` (ties dropped).
+
+    With n = increases + decreases and X ~ Binomial(n, 1/2),
+    p = min(1, 2 · min(P(X >= increases), P(X <= increases))); 1.0 when n = 0. It is
+    the two-sided McNemar p of the same counts (:func:`mcnemar_two_sided`).
+    """
+    return mcnemar_two_sided(increases, decreases)
+
+
+@dataclass(frozen=True)
+class ContextChange:
+    """The context to the answer before and after, over the cases hit in both runs.
+
+    ``before`` and ``after`` are the mean ``context_to_answer`` of the ``cases`` hit in
+    both runs that record it (``None``: no such case); ``change_percent`` =
+    100 · (after - before) / before (``None`` without a case or with ``before`` 0);
+    ``p_value`` the exact two-sided sign test (:func:`sign_test`) on the per-case
+    differences: ``increases`` cases read more to the answer, ``decreases`` less.
+    """
+
+    cases: int
+    before: float | None
+    after: float | None
+    change_percent: float | None
+    increases: int
+    decreases: int
+    p_value: float
+
+    @classmethod
+    def of(cls, pairs: Sequence[tuple[int, int]]) -> ContextChange:
+        """The change over ``pairs``: each case's context to the answer (before, after)."""
+        n = len(pairs)
+        before = sum(first for first, _ in pairs) / n if n else None
+        after = sum(second for _, second in pairs) / n if n else None
+        change = (
+            100 * (after - before) / before
+            if before is not None and after is not None and before > 0
+            else None
+        )
+        increases = sum(1 for first, second in pairs if second > first)
+        decreases = sum(1 for first, second in pairs if second < first)
+        return cls(n, before, after, change, increases, decreases, sign_test(increases, decreases))
+
+    def significant(self, alpha: float) -> bool:
+        """Whether the sign test sees a change at level ``alpha``."""
+        return self.p_value < alpha
+
+    def to_json(self) -> dict[str, Any]:
+        def rounded(value: float | None) -> float | None:
+            return round(value, 4) + 0.0 if value is not None else None
+
+        return {
+            "cases": self.cases,
+            "before": rounded(self.before),
+            "after": rounded(self.after),
+            "change_percent": rounded(self.change_percent),
+            "p_value": float(f"{self.p_value:.6g}"),
+        }

@@ -225,6 +225,11 @@ class CaseItem(pytest.Item):
             ("verdict", result.verdict),
             ("rank", "" if result.rank is None else result.rank),
             ("span_split", result.span_split),
+            ("context", "" if result.context is None else result.context),
+            (
+                "context_to_answer",
+                "" if result.context_to_answer is None else result.context_to_answer,
+            ),
         ]
         if result.reranker is not None:
             self.user_properties.append(
@@ -337,7 +342,12 @@ class CaseItem(pytest.Item):
         """The facts of this case's gold file for the summary, once its suite was built (or failed)."""
         if self.suite_error is not None:
             return {"error": str(self.suite_error)}
-        return self.plan.facts(self.suite) if self.suite is not None else None
+        if self.suite is None:
+            return None
+        try:
+            return self.plan.facts(self.suite)
+        except ChunkrecallError as exc:  # the user's length function failed on a chunk
+            return {"error": str(exc)}
 
     def reportinfo(self) -> tuple[Path, int, str]:
         # the failure's heading: gold text in it must not drive the terminal

@@ -386,6 +386,7 @@ def _gate_settings(config: pytest.Config) -> GateSettings:
         min_effect=ini_setting(config, "min_effect"),
         max_drop=ini_setting(config, "max_drop"),
         min_hit_rate=ini_setting(config, "min_hit_rate"),
+        max_context_growth=ini_setting(config, "max_context_growth"),
     )
 
 

@@ -48,7 +48,7 @@ def explain(result: CaseResult) -> str:
             "  every piece of the span came back in the top k, in separate chunks: a reader "
             "given those chunks could join them, but no single chunk answers"
         )
-    lines.append(f"  top {result.k} ({result.match} match):")
+    lines.append(_top_heading(result))
     lines += [f"    {_chunk(view)}" for view in result.top] or [
         "    (the retriever returned nothing)"
     ]
@@ -90,6 +90,16 @@ def _candidate(result: CaseResult) -> str:
     )
 
 
+def _top_heading(result: CaseResult) -> str:
+    """``  top 3 (normalized match):``, and how many of them a budget let the case read."""
+    within = (
+        f", {_count(len(result.top), 'chunk')} within the budget of {result.budget:,} {result.unit}"
+        if result.budget is not None
+        else ""
+    )
+    return f"  top {result.k} ({result.match} match{within}):"
+
+
 def reason(result: CaseResult) -> str:
     """The failure message's first line in one line, without its ``chunkrecall:``: what the
     Markdown's list of failing cases says of each."""
@@ -117,7 +127,13 @@ def _headlines(result: CaseResult) -> list[str]:
 
 
 def _how_deep(result: CaseResult) -> str:
-    """Where the chunk that holds the span ranks, from the deeper retrieval."""
+    """Where the chunk that holds the span ranks: inside the top k past the budget, or
+    from the deeper retrieval."""
+    if result.past_budget_rank is not None:
+        return (
+            f"the chunk that holds it ranks {_ordinal(result.past_budget_rank)}, inside the "
+            f"top {result.k} but past the budget of {result.budget:,} {result.unit}"
+        )
     if result.holding_rank is not None:
         return f"the chunk that holds it ranks {_ordinal(result.holding_rank)} (k = {result.k})"
     if result.depth_error is not None:

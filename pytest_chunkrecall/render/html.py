@@ -40,10 +40,10 @@ from typing import Any, TypedDict
 from ..chunking.geometry import Geometry
 from ..evaluation.verdicts import KINDS, STAGE_VERDICTS, VERDICTS
 from ..files import MARKER
-from .json_report import gold_file_json, sweep_json, totals_json
+from .json_report import gold_file_json, paired_json, sweep_json, totals_json
 from .lab_documents import CORPUS_ABOVE, EXCERPT_ABOVE, DocumentView, document_view
 from .summary import GoldFileSummary, StagedFunnel, Summary
-from .terminal import holm_cell
+from .terminal import cheapest_line, context_line, holm_cell
 
 __all__ = ["CORPUS_ABOVE", "EXCERPT_ABOVE", "PageData", "embed_json", "page_model", "render_page"]
 
@@ -189,9 +189,11 @@ def overview(summary: Summary) -> dict[str, Any]:
         "gold_files": [gold_file_json(gold.run) for gold in summary.gold_files],
         "curve": curve(run.totals.hit_rate_at) if run.totals.cases else None,
         "funnel": funnel_view(summary.funnel) if summary.funnel is not None else None,
-        "comparison": dict(outcome.paired.to_json()) if outcome.paired is not None else None,
+        "comparison": paired_json(outcome),
         # the gate's sentence as the terminal and the Markdown say it, never reworded here
         "gate": outcome.gate_line,
+        # what the answers cost, as the terminal's context line says it
+        "context": context_line(summary.cost) if summary.cost is not None else None,
         "unevaluated": list(run.unevaluated),
     }
     if run.unstable_count:  # cases whose repeats (chunkrecall_repeat) differed
@@ -210,7 +212,15 @@ def sweep_view(summary: Summary) -> dict[str, Any] | None:
     sweep = sweep_json(summary.run)
     if sweep is None:
         return None
-    return {**sweep, "rows": [{**row, "p_holm_text": holm_cell(row)} for row in sweep["rows"]]}
+    cheapest = summary.run.sweep_cheapest
+    # the sweep's choice as the terminal says it, never reworded here
+    said = (
+        cheapest_line(cheapest, unit=summary.run.totals.unit, alpha=summary.context.alpha).strip()
+        if cheapest is not None
+        else None
+    )
+    rows = [{**row, "p_holm_text": holm_cell(row)} for row in sweep["rows"]]
+    return {**sweep, "rows": rows, "cheapest_text": said}
 
 
 def curve(hit_rate_at: Mapping[str, float]) -> list[list[float]]:

@@ -65,9 +65,21 @@ def head(
             "gate": outcome.gate_line,
             "gate_failures": list(outcome.failures),
         }
-    if outcome.paired is not None:
-        data["comparison"] = dict(outcome.paired.to_json())
+    comparison = paired_json(outcome)
+    if comparison is not None:
+        data["comparison"] = comparison
     return data
+
+
+def paired_json(outcome: GateOutcome) -> dict[str, Any] | None:
+    """The report's ``comparison``: the paired statistics of the hit rate, and ``context``,
+    what the answers cost before and after; ``None``: no baseline."""
+    if outcome.paired is None:
+        return None
+    found: dict[str, Any] = dict(outcome.paired.to_json())
+    if outcome.comparison is not None:
+        found["context"] = outcome.comparison.context.to_json()
+    return found
 
 
 def totals_json(totals: Totals, funnel: Funnel) -> dict[str, Any]:
@@ -92,7 +104,12 @@ def sweep_json(summary: RunSummary) -> dict[str, Any] | None:
     rows = summary.sweep_rows
     if not rows:
         return None
-    return {"spec": summary.sweep_spec, "rows": [row.to_json(rows[0]) for row in rows]}
+    cheapest = summary.sweep_cheapest
+    return {
+        "spec": summary.sweep_spec,
+        "rows": [row.to_json(rows[0]) for row in rows],
+        "cheapest": cheapest.to_json() if cheapest is not None else None,
+    }
 
 
 def comparison_json(comparison: Comparison) -> dict[str, Any]:

@@ -193,6 +193,7 @@
           h("span", {}, [bdi(g.chunker || ""), g.chunker_args ? h("span", {}, ["(", args(g.chunker_args), ")"]) : null]), g.retriever]
           .concat(stage, [g.k]);
       }), [0, 0, 1, 1, 0, 1, 0, 0].concat(reranked ? [1, 0] : [], [1])));
+    if (o.context) sec.appendChild(h("p", { "data-context": "1", text: o.context }));
     sec.appendChild(h("h3", { text: "Hit-rate at rank r" }));
     if (o.curve && o.curve.length) {
       var kmax = o.curve[o.curve.length - 1][0];
@@ -540,9 +541,10 @@
     var sec = views.sweep, sw = data.sweep;
     sec.appendChild(h("h2", {}, ["Sweep ", bdi(sw.spec || "")]));
     var rows = sw.rows || [];
-    sec.appendChild(table(["setting", "chunks", "index \u00d7", "split spans", "hit-rate", "change (points)", "p (Holm)", "errors"],
-      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", r.p_holm_text || "", joined(r.errors || [], "; ")]; }),
-      [0, 1, 1, 1, 1, 1, 1, 0]));
+    sec.appendChild(table(["setting", "chunks", "index \u00d7", "split spans", "hit-rate", "change (points)", "p (Holm)", "to the answer", "errors"],
+      rows.map(function (r) { return [r.label, r.chunks, num(r.index_multiplier, 2), r.split_spans, r.hits + "/" + r.cases + " (" + pct(r.hit_rate) + ")", has(r.change_points) ? num(r.change_points, 1) : "", r.p_holm_text || "", has(r.context_to_answer_mean) ? num(r.context_to_answer_mean, 0) : "", joined(r.errors || [], "; ")]; }),
+      [0, 1, 1, 1, 1, 1, 1, 1, 0]));
+    if (sw.cheapest_text) sec.appendChild(h("p", { "data-cheapest": "1", text: sw.cheapest_text }));
     if (rows.some(function (r) { return r.significant; })) {
       sec.appendChild(h("p", { class: "muted", "data-footnote": "holm", text: "* differs from the configured setting beyond chance (exact two-sided McNemar on the same cases, Holm-adjusted across " + (rows.length - 1) + " settings, at the run's chunkrecall_alpha)" }));
     }

@@ -48,6 +48,8 @@ def _heading(summary: Summary) -> list[str]:
     ]
     if incomplete is not None:
         lines += [f"> **Incomplete:** {markdown_text(incomplete)}", ""]
+    if summary.cost is not None:
+        lines += [markdown_text(terminal.context_line(summary.cost)), ""]
     return lines
 
 
@@ -81,6 +83,9 @@ def _gates(summary: Summary) -> list[str]:
     lines = []
     if outcome.gate_line is not None:
         lines += [f"**{outcome.gate_line}**" if outcome.gate_fails else outcome.gate_line, ""]
+    if outcome.cost_line is not None:
+        cost = markdown_text(outcome.cost_line)
+        lines += [f"**{cost}**" if outcome.cost_worse else cost, ""]
     lines += [f"**Gate failed:** {markdown_text(failure)}" for failure in outcome.failures]
     lines += [f"**Failed:** {markdown_text(error)}" for error in summary.notes.errors]
     if summary.absent is not None:

@@ -36,6 +36,7 @@ def report_schema() -> dict[str, Any]:
         "nodeids": TEXTS,
         "totals": _totals(),
         "funnel": _funnel(),
+        "context": _context(),
         "gold_file": _gold_file(),
         "geometry": _geometry(),
         "spans": _spans(),
@@ -65,6 +66,20 @@ def report_schema() -> dict[str, Any]:
                 "properties": {
                     "spec": {"type": ["string", "null"]},
                     "rows": {"type": "array", "items": {"$ref": "#/$defs/sweep_row"}},
+                    "cheapest": {
+                        "type": ["object", "null"],
+                        "description": "Of the rows whose hit rate does not differ from the "
+                        "best row's (exact two-sided McNemar, Holm), the one with the least "
+                        "mean context to the answer.",
+                        "properties": {
+                            "label": {"type": "string"},
+                            "context_to_answer_mean": {"type": "number", "minimum": 0},
+                            "best": {"type": "string"},
+                            "best_context_to_answer_mean": {"type": ["number", "null"]},
+                            "tied": TEXTS,
+                            "p_holm": {"oneOf": [{"type": "null"}, SHARE]},
+                        },
+                    },
                 },
             },
             "baseline": _baseline(),
@@ -175,6 +190,21 @@ def _comparison() -> dict[str, Any]:
             },
             "p_value": SHARE,
             "decision": {"enum": list(get_args(Decision))},
+            "context": {
+                "type": "object",
+                "description": "The mean context_to_answer over the cases hit in both runs, "
+                "before and after; change_percent = 100 (after - before) / before; p_value, "
+                "the exact two-sided sign test on the per-case differences.",
+                "required": ["before", "after", "change_percent", "p_value"],
+                "additionalProperties": False,
+                "properties": {
+                    "cases": WHOLE,
+                    "before": {"type": ["number", "null"], "minimum": 0},
+                    "after": {"type": ["number", "null"], "minimum": 0},
+                    "change_percent": {"type": ["number", "null"]},
+                    "p_value": SHARE,
+                },
+            },
         },
     }
 
@@ -213,6 +243,27 @@ def _totals() -> dict[str, Any]:
                 "properties": {kind.name: WHOLE for kind in KINDS},
             },
             "funnel": {"$ref": "#/$defs/funnel"},
+            "context": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/context"}]},
+        },
+    }
+
+
+def _context() -> dict[str, Any]:
+    figures = ["unit", "mean", "to_answer_mean", "hits_per_1k"]
+    maybe = {"type": ["number", "null"], "minimum": 0}
+    return {
+        "type": "object",
+        "description": "What the answers cost, in unit (chars, or the chunkrecall_length "
+        "function's units): mean, the mean context per case (the length of its top-k "
+        "chunks); to_answer_mean, the mean length from rank 1 through the hit's rank, over "
+        "the hits; hits_per_1k, hits per 1,000 units of context over all cases.",
+        "required": figures,
+        "additionalProperties": False,
+        "properties": {
+            "unit": {"type": "string"},
+            "mean": maybe,
+            "to_answer_mean": maybe,
+            "hits_per_1k": maybe,
         },
     }
 
@@ -341,6 +392,8 @@ def _sweep_row() -> dict[str, Any]:
             "hit_rate": SHARE,
             "change_points": {"type": ["number", "null"]},
             "errors": TEXTS,
+            "context_mean": {"type": ["number", "null"], "minimum": 0},
+            "context_to_answer_mean": {"type": ["number", "null"], "minimum": 0},
         },
     }
 

@@ -15,7 +15,7 @@ from typing import Literal, NamedTuple
 
 from ..baseline.decision import GateOutcome
 from ..baseline.reasons import absent_reason
-from ..evaluation.results import CaseResult
+from ..evaluation.results import CaseResult, ContextFigures
 from ..run.fold import Funnel, GoldFileRun, RunSummary
 from ..run.notes import RunNotes
 
@@ -111,6 +111,7 @@ class Summary:
     absent: str | None  # why absent cases fail the run though the gate may pass
     accept: str | None  # the command to accept this state, when there is a change to accept
     outputs: tuple[RunOutput, ...]
+    cost: ContextFigures | None = None  # what the answers cost; None: no case records it
 
     @property
     def fails_run(self) -> bool:
@@ -171,6 +172,7 @@ def summarise(
         absent=absent if comparison is not None else None,
         accept=context.accept if _changed(outcome) else None,
         outputs=outputs,
+        cost=run.totals.context,
     )
 
 

@@ -8,8 +8,9 @@ from typing import Any, Literal, NamedTuple
 from ..baseline.saved import Comparison
 from ..errors import counted
 from ..evaluation.repeat import ranks_text
-from ..evaluation.results import STAGE_VERDICTS, CaseResult, Totals
+from ..evaluation.results import STAGE_VERDICTS, CaseResult, ContextFigures, Totals
 from ..run.fold import RunSummary
+from ..run.sweep import Cheapest
 from .summary import StagedFunnel
 
 Kind = Literal[
@@ -51,6 +52,20 @@ def ranks_line(totals: Totals) -> str:
     cutoffs = sorted({r for r in (1, 3, 5, 10) if r <= totals.largest_k} | {totals.largest_k})
     shown = [f"hit@{r} {percent(shares[str(r)])}" for r in cutoffs if str(r) in shares]
     return "ranks: " + ", ".join([*shown, f"MRR {totals.mrr:.3f}"])
+
+
+def context_line(figures: ContextFigures) -> str:
+    """``context: 1,180 chars a case, 640 to the answer; 0.71 hits per 1k chars``: what the
+    answers cost (see :class:`ContextFigures`)."""
+    unit = figures.unit
+    mean = f"{figures.mean:,.0f} {unit} a case" if figures.mean is not None else "none"
+    to_answer = (
+        f"{figures.to_answer_mean:,.0f} to the answer"
+        if figures.to_answer_mean is not None
+        else "no answer came back"
+    )
+    per_1k = figures.hits_per_1k if figures.hits_per_1k is not None else 0.0
+    return f"context: {mean}, {to_answer}; {per_1k:.2f} hits per 1k {unit}"
 
 
 def verdicts_line(totals: Totals, *, expected: int = 0) -> str:
@@ -112,13 +127,30 @@ def percent(rate: float) -> str:
     return f"{rate * 100:.1f}%"
 
 
-def sweep_lines(spec: str, rows: Sequence[Mapping[str, Any]], *, alpha: float = 0.05) -> list[str]:
-    """The sweep table: setting, chunks, index size, split spans, hit-rate, change, evidence.
+def sweep_lines(
+    spec: str,
+    rows: Sequence[Mapping[str, Any]],
+    *,
+    alpha: float = 0.05,
+    cheapest: Cheapest | None = None,
+    unit: str = "chars",
+) -> list[str]:
+    """The sweep table: setting, chunks, index size, split spans, hit-rate, change, evidence,
+    context to the answer; then the setting with the least context among the best.
 
     A row that differs from the configured setting beyond chance (Holm-adjusted exact
     McNemar p below ``alpha``) is marked ``*``.
     """
-    header = ("setting", "chunks", "index x", "split spans", "hit-rate@k", "change", "p (Holm)")
+    header = (
+        "setting",
+        "chunks",
+        "index x",
+        "split spans",
+        "hit-rate@k",
+        "change",
+        "p (Holm)",
+        "to answer",
+    )
     table = [header]
     errors = []
     for row in rows:
@@ -135,6 +167,7 @@ def sweep_lines(spec: str, rows: Sequence[Mapping[str, Any]], *, alpha: float = 
                 if row["setting"] is None
                 else ("error" if change is None else f"{change:+.1f} pts"),
                 _evidence(row),
+                _context_cell(row.get("context_to_answer_mean")),
             )
         )
     widths = [max(len(line[i]) for line in table) for i in range(len(header))]
@@ -149,7 +182,37 @@ def sweep_lines(spec: str, rows: Sequence[Mapping[str, Any]], *, alpha: float = 
             f"  * differs from the configured setting at {alpha:g} (exact two-sided McNemar on "
             f"the same cases, Holm-adjusted across {len(rows) - 1} settings)"
         )
+    if cheapest is not None:
+        lines.append(cheapest_line(cheapest, unit=unit, alpha=alpha))
     return lines + errors
+
+
+def _context_cell(mean: float | None) -> str:
+    """A row's mean context to the answer, or ``-``: no hit recorded one."""
+    return "-" if mean is None else f"{mean:,.0f}"
+
+
+def cheapest_line(cheapest: Cheapest, *, unit: str, alpha: float) -> str:
+    """``least context: size=400 (512 chars to the answer); its hit rate does not differ from
+    the best, size=1600 (1,930 chars), at 0.05 (exact McNemar, Holm)``."""
+    head = (
+        f"  least context: {cheapest.label} ({cheapest.to_answer_mean:,.0f} {unit} to the answer)"
+    )
+    if cheapest.label == cheapest.best:
+        others = len(cheapest.tied) - 1
+        return head + (
+            f"; it has the best hit rate, and none of the {others} "
+            f"{'setting' if others == 1 else 'settings'} whose hit rate does not differ from it "
+            "reads less"
+            if others
+            else "; it has the best hit rate, and every other setting's is lower beyond chance"
+        )
+    best_cost = cheapest.best_to_answer_mean
+    shown = f", {best_cost:,.0f} {unit}" if best_cost is not None else ""
+    return (
+        f"{head}; its hit rate does not differ from the best, {cheapest.best}{shown}, "
+        f"at {alpha:g} (exact two-sided McNemar on the same cases, Holm p={cheapest.p_holm:.3g})"
+    )
 
 
 def holm_cell(row: Mapping[str, Any]) -> str:

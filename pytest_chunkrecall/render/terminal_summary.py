@@ -50,6 +50,8 @@ def _totals(summary: Summary) -> list[Line]:
     lines = [Line("headline", terminal.headline(totals))]
     if totals.cases:
         lines.append(Line("info", terminal.ranks_line(totals)))
+    if summary.cost is not None:
+        lines.append(Line("info", terminal.context_line(summary.cost)))
     lines += _gold_files(summary)
     lines.append(Line("info", terminal.verdicts_line(totals, expected=run.expected_misses)))
     if summary.funnel is not None:
@@ -60,7 +62,13 @@ def _totals(summary: Summary) -> list[Line]:
     rows = run.sweep_rows
     if rows:
         table = [row.to_json(rows[0]) for row in rows]
-        sweep = terminal.sweep_lines(run.sweep_spec or "", table, alpha=summary.context.alpha)
+        sweep = terminal.sweep_lines(
+            run.sweep_spec or "",
+            table,
+            alpha=summary.context.alpha,
+            cheapest=run.sweep_cheapest,
+            unit=run.totals.unit,
+        )
         lines += [Line("info", line) for line in sweep]
     return lines
 
@@ -122,6 +130,9 @@ def _end(summary: Summary) -> list[Line]:
         lines.append(Line("error", not_evaluated(unevaluated, where=where)))
     if outcome.gate_line is not None:
         lines.append(Line("gate_failed" if outcome.gate_fails else "gate", outcome.gate_line))
+    if outcome.cost_line is not None:
+        cost = f"chunkrecall {outcome.cost_line}"
+        lines.append(Line("regression" if outcome.cost_worse else "info", cost))
     notes = [*outcome.notes, *summary.notes.notes]
     lines += [Line("warning", f"chunkrecall: {note}") for note in notes]
     failed = [*outcome.failures, *summary.notes.errors]

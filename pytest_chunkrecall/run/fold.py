@@ -207,6 +207,8 @@ class RunSummary:
     unstable: list[UnstableCase]  # the first UNSTABLE_LISTED unstable cases, in gold-file order
     unstable_count: int  # unstable cases, listed or not
     quarantine: bool  # whether unstable cases are left out of the baseline comparison
+    # the sweep's setting with the least context to the answer among those as good as the best
+    sweep_cheapest: sweep.Cheapest | None = None
 
     @property
     def funnel(self) -> Funnel:
@@ -386,6 +388,7 @@ class RunFold:
         file has now, ``None``: it is gone) names the baseline's removed cases."""
         gold_files = [self._gold_file(path) for path in sorted(self._facts)]
         crashed = sorted(self._crashed - self._seen)
+        rows = self._sweep.rows(alpha=self.alpha) if self._sweep else []
         return RunSummary(
             totals=Totals.of(fact for gold in gold_files for fact in gold.cases),
             gold_files=gold_files,
@@ -395,7 +398,7 @@ class RunFold:
             failed_cases=self._failed_cases,
             failed=self._failed_cases > 0 or bool(crashed),
             sweep_spec=self.sweep_spec,
-            sweep_rows=self._sweep.rows(alpha=self.alpha) if self._sweep else [],
+            sweep_rows=rows,
             worst_splits=[split for _, split in sorted(self._worst, key=lambda pair: pair[0])][
                 :WORST_SPLITS
             ],
@@ -411,6 +414,7 @@ class RunFold:
             ],
             unstable_count=self._unstable_count,
             quarantine=self.quarantine,
+            sweep_cheapest=self._sweep.cheapest(rows, alpha=self.alpha) if self._sweep else None,
         )
 
     def _gold_file(self, path: str) -> GoldFileRun:

@@ -213,6 +213,9 @@ def _contribution(plan: Plan, suite: Suite, result: CaseResult) -> dict[str, Any
         # in the unit of chunkrecall_length, as the summary's geometry is
         "chunk_length": chunk_length,
         "corpus_length": corpus_length,
+        # what the answer cost at this setting, in the same unit
+        "context": result.context,
+        "context_to_answer": result.context_to_answer,
     }
 
 
@@ -229,6 +232,8 @@ class SweepRow:
     index_multiplier: float
     errors: list[str]
     evidence: SweepEvidence | None = None  # against the configured setting, on the same cases
+    context_mean: float | None = None  # the mean context a case read; None: none recorded
+    to_answer_mean: float | None = None  # the mean context to the answer over the hits
 
     @property
     def hit_rate(self) -> float:
@@ -249,8 +254,70 @@ class SweepRow:
             "hit_rate": round(self.hit_rate, 6),
             "change_points": change,
             "errors": self.errors,
+            "context_mean": _rounded(self.context_mean),
+            "context_to_answer_mean": _rounded(self.to_answer_mean),
             **_evidence_json(self.evidence),
         }
+
+
+def _rounded(value: float | None) -> float | None:
+    return round(value, 3) if value is not None else None
+
+
+@dataclass(frozen=True)
+class Cheapest:
+    """The setting a sweep names: of those whose hit rate does not differ significantly from
+    the best row's (exact two-sided McNemar on the cases both evaluated, Holm-adjusted
+    across the other rows), the one with the least mean context to the answer.
+
+    ``best`` is the row with the highest hit rate (the first of equals); ``tied`` the
+    labels of the rows that do not differ from it; ``p_holm`` the chosen row's adjusted p
+    against the best (``None``: it is the best).
+    """
+
+    label: str
+    to_answer_mean: float
+    best: str
+    best_to_answer_mean: float | None
+    tied: list[str]
+    p_holm: float | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "label": self.label,
+            "context_to_answer_mean": _rounded(self.to_answer_mean),
+            "best": self.best,
+            "best_context_to_answer_mean": _rounded(self.best_to_answer_mean),
+            "tied": list(self.tied),
+            "p_holm": float(f"{self.p_holm:.6g}") if self.p_holm is not None else None,
+        }
+
+
+def cheapest(
+    found: Sequence[SweepRow], hits: Sequence[Sequence[bool | None]], *, alpha: float
+) -> Cheapest | None:
+    """The row a sweep names (see :class:`Cheapest`) from ``found`` and ``hits``: each
+    case's hit at every row (``None``: the row could not evaluate it). ``None``: no row
+    without errors records a context to the answer."""
+    usable = [n for n, row in enumerate(found) if not row.errors and row.cases]
+    if not usable:
+        return None
+    best = max(usable, key=lambda n: (found[n].hit_rate, -n))
+    adjusted = _against(best, [n for n in usable if n != best], hits)
+    tied = [best, *(n for n, p in adjusted.items() if p >= alpha)]
+    priced = [n for n in tied if found[n].to_answer_mean is not None]
+    if not priced:
+        return None
+    # of equal cost, the higher hit rate
+    chosen = min(priced, key=lambda n: (found[n].to_answer_mean or 0.0, -found[n].hit_rate, n))
+    return Cheapest(
+        label=found[chosen].label,
+        to_answer_mean=found[chosen].to_answer_mean or 0.0,
+        best=found[best].label,
+        best_to_answer_mean=found[best].to_answer_mean,
+        tied=[found[n].label for n in tied],
+        p_holm=adjusted.get(chosen),
+    )
 
 
 class SweepTally:
@@ -272,6 +339,10 @@ class SweepTally:
         self._configured: list[Any] = []  # each distinct configured setting seen
         # the configured setting's hit and each row's, on the cases both evaluated
         self._pairs: list[tuple[list[bool], list[bool]]] = [([], []) for _ in settings]
+        # what the answers cost at each row: sums of context and context to the answer
+        self._context = [[0, 0] for _ in range(rows)]  # total, cases
+        self._to_answer = [[0, 0] for _ in range(rows)]  # total, hits
+        self._hits_by_case: list[tuple[bool | None, ...]] = []  # each case's hit at each row
 
     def add(self, gold_file: str, found: Sequence[Mapping[str, Any]]) -> None:
         """Add one case's contributions (:func:`contributions`), one per row."""
@@ -283,6 +354,10 @@ class SweepTally:
             self._hits[number] += entry["hit"]
             self._split[number] += entry["span_split"]
             self._chunkings[number].setdefault(entry["chunking"], entry)
+            self._add_cost(number, entry)
+        self._hits_by_case.append(
+            tuple(None if "error" in entry else bool(entry["hit"]) for entry in found)
+        )
         configured = found[0].get("configured")
         if configured is not None and configured not in self._configured:
             self._configured.append(configured)
@@ -292,6 +367,19 @@ class SweepTally:
             if "error" not in found[number]:
                 before.append(found[0]["hit"])
                 after.append(found[number]["hit"])
+
+    def _add_cost(self, number: int, entry: Mapping[str, Any]) -> None:
+        context, to_answer = entry.get("context"), entry.get("context_to_answer")
+        if context is not None:  # older reports did not record it
+            self._context[number][0] += context
+            self._context[number][1] += 1
+        if to_answer is not None:
+            self._to_answer[number][0] += to_answer
+            self._to_answer[number][1] += 1
+
+    def cheapest(self, found: Sequence[SweepRow], *, alpha: float = 0.05) -> Cheapest | None:
+        """The row the sweep names (see :func:`cheapest`) among ``found``, these rows."""
+        return cheapest(found, self._hits_by_case, alpha=alpha)
 
     def rows(self, *, alpha: float = 0.05) -> list[SweepRow]:
         """One row per setting, the configured one first, each with its evidence at ``alpha``."""
@@ -311,6 +399,8 @@ class SweepTally:
                     if corpus
                     else 0.0,
                     errors=sorted(self._errors[number]),
+                    context_mean=_mean(*self._context[number]),
+                    to_answer_mean=_mean(*self._to_answer[number]),
                 )
             )
         evidence = _evidence(self._pairs, alpha)
@@ -332,6 +422,26 @@ def rows(
         if case.get("sweep"):
             tally.add(case["gold_file"], case["sweep"])
     return tally.rows(alpha=alpha)
+
+
+def _against(
+    best: int, others: Sequence[int], hits: Sequence[Sequence[bool | None]]
+) -> dict[int, float]:
+    """Each of the rows ``others`` against row ``best`` on the cases both evaluated: the exact
+    two-sided McNemar p, Holm-adjusted across them."""
+    raw = []
+    for n in others:
+        shared = [
+            (bool(case[best]), bool(case[n]))
+            for case in hits
+            if case[best] is not None and case[n] is not None
+        ]
+        raw.append(sweep_evidence([a for a, _ in shared], [[b for _, b in shared]])[0].p_value)
+    return dict(zip(others, holm(raw), strict=True))
+
+
+def _mean(total: int, count: int) -> float | None:
+    return total / count if count else None
 
 
 def _length(entry: Mapping[str, Any], of: str) -> int:
