@@ -84,6 +84,7 @@ class Plan:
     def _evaluate(self, suite: Suite, case: Case, repeat: int) -> CaseResult:
         k = self.k(case)
         docs = self.pins.get(case.doc) if case.doc is not None else None
+        forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
         finder = suite.finder(self.matcher(case))
         second = suite.reranker(self.reranker, where=self._reranker_where())
         asked = self.asked(case, suite)
@@ -103,6 +104,7 @@ class Plan:
             reranker=second.name if second is not None else None,
             reference=self.reference(suite),
             every_holder=self.every_holder,
+            must_not_docs=forbidden,
         )
         if result.verdict != "ranked_out" or self.depth <= asked:
             return result
@@ -364,6 +366,9 @@ def plan(
 def _check_spans(the_plan: Plan) -> None:
     """Every needle of a case with a text span must lie inside it: the span anchors the hit."""
     for case in the_plan.gold.cases:
+        problem = must_not_problem(case, the_plan.matcher(case))
+        if problem is not None:
+            raise ChunkrecallError(problem, where=f"{the_plan.name}:{case.line}")
         if not isinstance(case.span, str):
             continue
         problem = span_problem(case, the_plan.matcher(case))
@@ -383,6 +388,21 @@ def span_problem(case: Case, matcher: Matcher) -> str | None:
                 "every needle must lie inside its span (the passage that answers the "
                 "question): fix the needle or the span, or drop the span"
             )
+    return None
+
+
+def must_not_problem(case: Case, matcher: Matcher) -> str | None:
+    """Why a case's ``must_not`` contradicts its needles (a hit would always leak), or
+    ``None`` when it does not."""
+    for text in case.must_not:
+        forbidden = matcher.prepare(text)
+        for needle in case.needles:
+            prepared = matcher.prepare(needle)
+            if matcher.contains(forbidden, prepared) or matcher.contains(prepared, forbidden):
+                return (
+                    f"must_not {trimmed(text)!r} overlaps the needle {trimmed(needle)!r}: the "
+                    "chunk that answers would always leak it; fix the must_not text or the needle"
+                )
     return None
 
 
@@ -408,8 +428,8 @@ def _check_candidates(the_plan: Plan) -> None:
 def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, frozenset[str]]:
     """The documents each ``doc:`` pattern of the gold file names, as corpus document ids."""
     pins: dict[str, frozenset[str]] = {}
-    for case in gold.cases:
-        pattern = case.doc
+    named = [(pattern, case) for case in gold.cases for pattern in (case.doc, *case.must_not_doc)]
+    for pattern, case in named:
         if pattern is None or pattern in pins:
             continue
         pins[pattern] = pinned(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from ..chunking.chunk import Chunk
 from ..config.settings import MATCH_MODES
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .case_facts import CaseFact
 
 PREVIEW = 72
+T = TypeVar("T")
 
 codec.name_choices(Verdict, "verdict")  # the schema's one list of verdicts, in its $defs
 
@@ -196,6 +197,32 @@ class Glued:
     rank: Rank
 
 
+MustNot = Annotated[
+    list[T] | None,
+    Together("must_not"),
+    Note(
+        "Only on a case with must_not or must_not_doc: the texts that must not come back (as "
+        "written), the documents must_not_doc names, and each top-k chunk that held one "
+        "(a leaked case)."
+    ),
+]
+"""What must not come back, or what did; ``None`` (no key): the case names nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leak:
+    """A top-k chunk that holds what the case says must not come back: at ``rank``, the
+    chunk ``chunk`` (``<doc>#<index>``; ``None``: a result that is no chunk of the corpus)
+    of document ``doc``, holding the ``must_not`` text ``text`` (as written), or, with
+    ``text`` ``None``, from a ``must_not_doc`` document; ``preview`` how it begins."""
+
+    rank: Rank
+    chunk: str | None
+    doc: str | None
+    text: str | None
+    preview: str
+
+
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
@@ -226,6 +253,10 @@ class CaseResult:
     ``glued`` is a retrieved chunk that holds a missed unit with its spaces lost.
     ``loading`` is what the loader lost (an unparsed case); ``reference_notes`` the
     source files whose reference text a missing span could not be checked against, and why.
+    ``must_not`` and ``must_not_docs`` are what must not come back (the texts as written,
+    the documents a ``must_not_doc`` names), and ``leaks`` each top-k chunk that holds one
+    (a ``leaked`` case; its other fields say what the needle's own verdict found); all three
+    ``None`` (and no keys in its JSON) for a case that names nothing that must not come back.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -274,6 +305,10 @@ class CaseResult:
     unstable: Unstable = None
     ranks_seen: RanksSeen = None
     varied: Varied = None
+    # what must not come back, and what did
+    must_not: MustNot[str] = None
+    must_not_docs: MustNot[str] = None
+    leaks: MustNot[Leak] = None
 
     @property
     def hit(self) -> bool:

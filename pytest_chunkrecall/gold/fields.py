@@ -112,17 +112,27 @@ def read_case(node: yaml.Node, where: Where) -> Case:
     else:
         one = get("needle", lambda value_node: _text(value_node, "needle", where))
         needles = (one,) if one is not None else None
-    if not needles:
+    must_not = get("must_not", lambda value_node: _one_or_more(value_node, "must_not", where))
+    must_not_doc = get(
+        "must_not_doc", lambda value_node: _one_or_more(value_node, "must_not_doc", where)
+    )
+    if not needles and not must_not and not must_not_doc:
         raise GoldError(
             "this case has no 'needle:' (the text that must come back); add one, or "
-            "'needles: [...]' for several",
+            "'needles: [...]' for several, or 'must_not:' / 'must_not_doc:' for a case that "
+            "only checks what must not come back",
             where=f"{where.name}:{line}",
+        )
+    if not needles and "span" in fields:
+        raise GoldError(
+            "a case without a needle has no span to keep whole; add 'needle:' or drop 'span:'",
+            where=where.at(fields["span"][0]),
         )
     case_id = get("id", lambda value_node: _case_id(value_node, where)) or slug(question)
     return Case(
         id=case_id,
         question=question,
-        needles=needles,
+        needles=needles or (),
         span=get("span", lambda value_node: _span(value_node, where)),
         line=line,
         k=get("k", lambda value_node: _checked("k", value_node, where)),
@@ -134,6 +144,8 @@ def read_case(node: yaml.Node, where: Where) -> Case:
         skip=get("skip", lambda value_node: _reason(value_node, "skip", where)),
         marks=get("marks", lambda value_node: _marks(value_node, where)) or (),
         doc=get("doc", lambda value_node: read_doc(value_node, where)),
+        must_not=must_not or (),
+        must_not_doc=must_not_doc or (),
     )
 
 
@@ -155,6 +167,13 @@ def _texts(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
         _text(item, key, where, label=f"item {number} of '{key}'")
         for number, item in enumerate(node.value, start=1)
     )
+
+
+def _one_or_more(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
+    """A text, or a non-empty list of texts (``must_not``, ``must_not_doc``)."""
+    if isinstance(node, yaml.SequenceNode):
+        return _texts(node, key, where)
+    return (_text(node, key, where),)
 
 
 def read_doc(node: yaml.Node, where: Where) -> str:

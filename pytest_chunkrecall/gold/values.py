@@ -22,6 +22,9 @@ CASE_KEYS = (
     "xfail",
     "skip",
     "marks",
+    # what must not come back
+    "must_not",
+    "must_not_doc",
 )
 
 
@@ -55,6 +58,15 @@ class Case:
     skip: str | None = None
     marks: tuple[str, ...] = ()
     doc: str | None = None  # a path or glob relative to the gold file, or a document id
+    # What must not come back: texts in the case's match mode, and documents (paths or
+    # globs relative to the gold file, or document ids). A case may have only these.
+    must_not: tuple[str, ...] = ()
+    must_not_doc: tuple[str, ...] = ()
+
+    @property
+    def negative_only(self) -> bool:
+        """Whether the case names only what must not come back, and no needle."""
+        return not self.needles
 
 
 @dataclass(frozen=True)
