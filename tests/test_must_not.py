@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -219,3 +221,53 @@ def test_bad_must_not_is_a_collection_error_naming_the_line(tenants, key, messag
     line = 8 if "overlaps" in message or "matches no" in message else 11
     result.stdout.fnmatch_lines([f"chunkrecall: gold/tenants.yaml:{line}: {message}"])
     assert_no_internals(result)
+
+
+def test_every_output_counts_a_leak(tenants):
+    """JUnit, the merged report, compare's Markdown and the TREC export see the leak."""
+    tenants.gold(
+        """
+        - id: acme
+          question: What is the refund window for Acme?
+          needle: 30 days
+          must_not_doc: ../docs/globex.md
+        - id: fine
+          question: Acme refund window
+          needle: 30 days
+        """
+    )
+    path = tenants.pytester.path
+    result, _ = tenants.report(
+        "--junitxml",
+        "junit.xml",
+        "--chunkrecall-baseline",
+        "b.json",
+        "--chunkrecall-update-baseline",
+    )
+    result.assert_outcomes(passed=1, xfailed=1)
+    assert '<property name="verdict" value="leaked" />' in (path / "junit.xml").read_text()
+
+    def command(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "pytest_chunkrecall", *args],
+            cwd=path,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    merged = command("merge", "report.json", "--out", "merged.json")
+    assert merged.returncode == 0, merged.stderr
+    totals = json.loads((path / "merged.json").read_text())["totals"]
+    assert totals["verdicts"]["leaked"] == 1
+    compared = command("compare", "merged.json", "--baseline", "b.json", "--markdown", "m.md")
+    assert compared.returncode == 0, compared.stdout + compared.stderr
+    assert "(lost: 1 leaked)" in (path / "m.md").read_text()
+    assert "leaked 1 (1 of the 1 miss expected)" in compared.stdout
+    exported = command("export", "trec", "report.json", "--out", "trec")
+    assert exported.returncode == 0, exported.stderr
+    assert (path / "trec" / "qrels.txt").read_text().splitlines() == [
+        "gold/tenants.yaml::acme 0 no-holding-chunk 1",
+        "gold/tenants.yaml::acme 0 docs/globex.md#1 -1",
+        "gold/tenants.yaml::fine 0 docs/acme.md#0 1",
+    ]
