@@ -24,6 +24,7 @@ from ..config.table import candidates_problem, resolved_k
 from ..corpus import Document, document_id, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
+from ..retrieval.shapes import Retrieved
 from ..text.matcher import Matcher
 from .gold_facts import GoldFacts
 from .prefetch import Key
@@ -79,7 +80,7 @@ class Plan:
     def keys(self, case: Case, suite: Suite) -> list[Key]:
         """What the retriever is asked for ``case``, once for each repeat."""
         asked = self.asked(case, suite)
-        return [(case.question, asked, repeat) for repeat in range(self.repeat)]
+        return [(case.question, asked, repeat, case.filter) for repeat in range(self.repeat)]
 
     def _evaluate(self, suite: Suite, case: Case, repeat: int) -> CaseResult:
         k = self.k(case)
@@ -88,7 +89,7 @@ class Plan:
         finder = suite.finder(self.matcher(case))
         second = suite.reranker(self.reranker, where=self._reranker_where())
         asked = self.asked(case, suite)
-        top = candidates = suite.search(case.question, asked, repeat=repeat)
+        top = candidates = self._search(suite, case, asked, repeat)
         if second is not None:
             top = second.rerank(case.question, candidates, k)
         result = judge(
@@ -111,10 +112,20 @@ class Plan:
         # How far down the holding chunk is decides what to do: raise k, add a
         # reranker, or fix the question. One more call, for ranked_out cases only.
         try:
-            deeper = suite.search(case.question, self.depth, repeat=repeat)
+            deeper = self._search(suite, case, self.depth, repeat)
         except ChunkrecallError as exc:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
         return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
+
+    def _search(self, suite: Suite, case: Case, k: int, repeat: int) -> list[Retrieved]:
+        """The retriever's top ``k`` for ``case``, asked with its filter; a retriever that
+        cannot take the filter is named with this gold file."""
+        try:
+            return suite.search(case.question, k, repeat=repeat, where_filter=case.filter)
+        except ChunkrecallError as exc:
+            if exc.where is not None or case.filter is None:
+                raise
+            raise ChunkrecallError(exc.message, where=self.name) from None
 
     def reference(self, suite: Suite) -> Reference | None:
         """The reference text of the corpus's source files, with a loader: what tells a fact

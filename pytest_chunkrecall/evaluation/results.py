@@ -257,6 +257,7 @@ class CaseResult:
     the documents a ``must_not_doc`` names), and ``leaks`` each top-k chunk that holds one
     (a ``leaked`` case; its other fields say what the needle's own verdict found); all three
     ``None`` (and no keys in its JSON) for a case that names nothing that must not come back.
+    ``filter`` is the mapping the retriever was asked with (``filter=``), where there is one.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -309,6 +310,11 @@ class CaseResult:
     must_not: MustNot[str] = None
     must_not_docs: MustNot[str] = None
     leaks: MustNot[Leak] = None
+    filter: Annotated[
+        dict[str, Any] | None,
+        Together("filter"),
+        Note("Only on a case with a filter: the mapping passed as filter= to the retriever."),
+    ] = None
 
     @property
     def hit(self) -> bool:

@@ -127,6 +127,7 @@ class _Context:
             docs=sorted(self.docs) if self.docs is not None else None,
             must_not=list(case.must_not) if self.names_must_not else None,
             leaks=list(self.leaks) if self.names_must_not else None,
+            filter=case.filter.to_json() if case.filter is not None else None,
             **details,
         )
 

@@ -15,7 +15,7 @@ import yaml
 from ..config.settings import SETTING_KEYS, Settings, check_setting, did_you_mean
 from ..errors import GoldError, printable, shown
 from .safe_yaml import construct, merged_pairs
-from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
+from .values import CASE_KEYS, FILE_KEYS, Case, Filter, Span, SpanRange, slug
 
 _MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
 T = TypeVar("T")
@@ -146,6 +146,7 @@ def read_case(node: yaml.Node, where: Where) -> Case:
         doc=get("doc", lambda value_node: read_doc(value_node, where)),
         must_not=must_not or (),
         must_not_doc=must_not_doc or (),
+        filter=get("filter", lambda value_node: read_filter(value_node, where)),
     )
 
 
@@ -174,6 +175,18 @@ def _one_or_more(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
     if isinstance(node, yaml.SequenceNode):
         return _texts(node, key, where)
     return (_text(node, key, where),)
+
+
+def read_filter(node: yaml.Node, where: Where) -> Filter:
+    """``filter:``: any mapping, passed as it is to the retriever's search."""
+    if not isinstance(node, yaml.MappingNode):
+        raise GoldError(
+            f"'filter' must be a mapping (passed as filter= to the retriever's search), not "
+            f"{_kind(node)}; e.g. filter: {{tenant: acme}}",
+            where=where.at(node),
+        )
+    value = _value(node, "filter", where)
+    return Filter.of(value)
 
 
 def read_doc(node: yaml.Node, where: Where) -> str:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ..config.settings import SETTING_KEYS, Settings
 
-FILE_KEYS = (*SETTING_KEYS, "doc", "cases")
+FILE_KEYS = (*SETTING_KEYS, "doc", "filter", "cases")
 CASE_KEYS = (
     "id",
     "question",
@@ -25,6 +28,8 @@ CASE_KEYS = (
     # what must not come back
     "must_not",
     "must_not_doc",
+    # what the retriever is asked with
+    "filter",
 )
 
 
@@ -40,6 +45,27 @@ class SpanRange:
 
 
 Span = str | SpanRange
+
+
+@dataclass(frozen=True)
+class Filter:
+    """``filter:``: a mapping passed unchanged as ``filter=`` to the retriever's search.
+
+    ``mapping`` is the mapping as the gold file gives it; ``key`` its canonical
+    JSON, which tells two filters apart (questions are asked, and batched, by it).
+    """
+
+    key: str
+    mapping: Mapping[str, Any] = field(compare=False)
+
+    @classmethod
+    def of(cls, mapping: Mapping[str, Any]) -> Filter:
+        return cls(json.dumps(mapping, sort_keys=True, default=str), mapping)
+
+    def to_json(self) -> dict[str, Any]:
+        """The filter as the report records it: JSON values (others as their text)."""
+        plain: dict[str, Any] = json.loads(self.key)
+        return plain
 
 
 @dataclass(frozen=True)
@@ -62,6 +88,7 @@ class Case:
     # globs relative to the gold file, or document ids). A case may have only these.
     must_not: tuple[str, ...] = ()
     must_not_doc: tuple[str, ...] = ()
+    filter: Filter | None = None  # the gold file's, when the case has none of its own
 
     @property
     def negative_only(self) -> bool:
@@ -77,6 +104,7 @@ class GoldFile:
     settings: Settings
     cases: tuple[Case, ...]
     doc: str | None = None
+    filter: Filter | None = None
 
 
 def slug(question: str) -> str:
