@@ -153,8 +153,8 @@ def test_a_passage_widened_to_whitespace_folds_as_it_does_inside_its_whole_text(
 
 
 REPEAT_KEYS = ("unstable", "ranks_seen", "varied")
-# keys only a case with must_not, must_not_doc or filter has
-CASE_KEYS = ("must_not", "must_not_docs", "leaks", "filter")
+# keys only a case with must_not, must_not_doc, filter or any_of has
+CASE_KEYS = ("must_not", "must_not_docs", "leaks", "filter", "alternative", "alternatives")
 
 
 def test_a_result_as_json_is_what_asdict_gives():

@@ -34,6 +34,7 @@ from .results import CaseResult
 from .setup import Supplied, check_component, component, resolve_setup
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
+from .verdicts import kind_of
 
 COMPONENT_ROLES = ("loader", "reference_loader", "chunker", "retriever", "reranker")
 """The settings that name a function a plan holds resolved, each its own field."""
@@ -84,14 +85,33 @@ class Plan:
 
     def _evaluate(self, suite: Suite, case: Case, repeat: int) -> CaseResult:
         k = self.k(case)
-        docs = self.pins.get(case.doc) if case.doc is not None else None
-        forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
-        finder = suite.finder(self.matcher(case))
         second = suite.reranker(self.reranker, where=self._reranker_where())
         asked = self.asked(case, suite)
         top = candidates = self._search(suite, case, asked, repeat)
         if second is not None:
             top = second.rerank(case.question, candidates, k)
+        first_stage = candidates if second is not None else None
+        results = [
+            self._judged(suite, variant, top, first_stage, repeat) for variant in case.variants()
+        ]
+        if not case.alternatives:
+            return results[0]
+        return best_alternative(results)
+
+    def _judged(
+        self,
+        suite: Suite,
+        case: Case,
+        top: list[Retrieved],
+        candidates: list[Retrieved] | None,
+        repeat: int,
+    ) -> CaseResult:
+        """The verdict on ``case`` (or one alternative of it) given what came back."""
+        k, asked = self.k(case), self.asked(case, suite)
+        docs = self.pins.get(case.doc) if case.doc is not None else None
+        forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
+        finder = suite.finder(self.matcher(case))
+        reranker = suite.reranker(self.reranker, where=self._reranker_where())
         result = judge(
             case,
             top,
@@ -101,8 +121,8 @@ class Plan:
             docs=docs,
             length=self.measure,
             unit=self.unit,
-            candidates=candidates if second is not None else None,
-            reranker=second.name if second is not None else None,
+            candidates=candidates,
+            reranker=reranker.name if reranker is not None and candidates is not None else None,
             reference=self.reference(suite),
             every_holder=self.every_holder,
             must_not_docs=forbidden,
@@ -374,9 +394,21 @@ def plan(
     return replace(the_plan, pins=_pins(gold, name=name, rootdir=rootdir, plan=the_plan))
 
 
+def best_alternative(results: Sequence[CaseResult]) -> CaseResult:
+    """The result of a case with ``any_of``, from each alternative's: the first hit, else the
+    best verdict among them (reranked_out, ranked_out, split, unparsed, absent: by severity),
+    the first of equals; it records which alternative decided, and every one's verdict."""
+    chosen = min(range(len(results)), key=lambda index: kind_of(results[index].verdict).severity)
+    return replace(
+        results[chosen],
+        alternative=chosen,
+        alternatives=[result.verdict for result in results],
+    )
+
+
 def _check_spans(the_plan: Plan) -> None:
     """Every needle of a case with a text span must lie inside it: the span anchors the hit."""
-    for case in the_plan.gold.cases:
+    for case in (variant for each in the_plan.gold.cases for variant in each.variants()):
         problem = must_not_problem(case, the_plan.matcher(case))
         if problem is not None:
             raise ChunkrecallError(problem, where=f"{the_plan.name}:{case.line}")

@@ -258,6 +258,8 @@ class CaseResult:
     (a ``leaked`` case; its other fields say what the needle's own verdict found); all three
     ``None`` (and no keys in its JSON) for a case that names nothing that must not come back.
     ``filter`` is the mapping the retriever was asked with (``filter=``), where there is one.
+    With ``any_of``, ``alternative`` is the index of the alternative whose result this is
+    (the first hit, else the best verdict) and ``alternatives`` each one's verdict.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -314,6 +316,19 @@ class CaseResult:
         dict[str, Any] | None,
         Together("filter"),
         Note("Only on a case with a filter: the mapping passed as filter= to the retriever."),
+    ] = None
+    alternative: Annotated[
+        Count | None,
+        Together("any_of"),
+        Note(
+            "Only on a case with any_of: the 0-based index of the alternative that decided the "
+            "verdict (the first hit, else the best verdict among them)."
+        ),
+    ] = None
+    alternatives: Annotated[
+        list[Verdict] | None,
+        Together("any_of"),
+        Note("Only on a case with any_of: each alternative's own verdict, in order."),
     ] = None
 
     @property

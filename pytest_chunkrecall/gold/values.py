@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +30,10 @@ CASE_KEYS = (
     "must_not_doc",
     # what the retriever is asked with
     "filter",
+    # several places the answer may come back from
+    "any_of",
 )
+ALTERNATIVE_KEYS = ("needle", "needles", "span", "doc")
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,17 @@ class Filter:
 
 
 @dataclass(frozen=True)
+class Alternative:
+    """One entry of ``any_of``: a place the answer may come back from, with its own needles,
+    span and ``doc``; ``line`` is where the gold file gives it."""
+
+    needles: tuple[str, ...]
+    span: Span | None = None
+    doc: str | None = None
+    line: int = 1
+
+
+@dataclass(frozen=True)
 class Case:
     """One gold question: what to ask, what must come back, what must survive chunking."""
 
@@ -89,11 +103,29 @@ class Case:
     must_not: tuple[str, ...] = ()
     must_not_doc: tuple[str, ...] = ()
     filter: Filter | None = None  # the gold file's, when the case has none of its own
+    alternatives: tuple[Alternative, ...] = ()  # any_of: a hit when any one of them is
 
     @property
     def negative_only(self) -> bool:
         """Whether the case names only what must not come back, and no needle."""
-        return not self.needles
+        return not self.needles and not self.alternatives
+
+    def variants(self) -> tuple[Case, ...]:
+        """The case as each of its alternatives would be without the others (``any_of``); a
+        case without alternatives is its one variant. An alternative without a ``doc`` keeps
+        the case's."""
+        if not self.alternatives:
+            return (self,)
+        return tuple(
+            replace(
+                self,
+                needles=alternative.needles,
+                span=alternative.span,
+                doc=alternative.doc if alternative.doc is not None else self.doc,
+                alternatives=(),
+            )
+            for alternative in self.alternatives
+        )
 
 
 @dataclass(frozen=True)

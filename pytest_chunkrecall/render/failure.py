@@ -30,7 +30,7 @@ def explain(result: CaseResult) -> str:
         lines.append(f"  span:     {shown(result.span)} ({result.span_length} {result.unit})")
     if result.docs is not None:
         lines.append(f"  doc:      {printable(', '.join(result.docs))}")
-    lines += _must_not(result)
+    lines += _must_not(result) + _alternatives(result)
     if result.verdict == "absent":
         lines += _absent(result)
     if result.loading is not None:
@@ -249,6 +249,14 @@ def _cut(result: CaseResult) -> list[str]:
             "whole wherever the cut falls"
         )
     return lines
+
+
+def _alternatives(result: CaseResult) -> list[str]:
+    """Each alternative's verdict of a case with ``any_of``, on one line."""
+    if result.alternatives is None:
+        return []
+    each = ", ".join(f"{number}: {verdict}" for number, verdict in enumerate(result.alternatives))
+    return [f"  any_of:   {each} (the needle above is alternative {result.alternative}'s)"]
 
 
 def _must_not(result: CaseResult) -> list[str]:
