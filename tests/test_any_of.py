@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -181,3 +182,32 @@ def test_an_alternative_needle_outside_its_span_is_named(shop):
     result.stdout.fnmatch_lines(
         ["chunkrecall: gold/refunds.yaml:5: needle '30 days' is not inside the span*"]
     )
+
+
+def test_validate_checks_each_alternative_and_must_not_against_the_corpus(shop):
+    text = dedent(HEAD) + "".join(
+        f"  {line}\n"
+        for line in dedent(
+            """
+            - id: refund
+              question: What is the refund window?
+              must_not: ninety days
+              any_of:
+                - needle: 30 days
+                - needle: forty days
+                  doc: ../docs/faq.md
+            """
+        ).splitlines()
+    )
+    shop.makefile(".yaml", **{"gold/refunds": text})
+    result = shop.run(sys.executable, "-m", "pytest_chunkrecall", "validate", "gold/refunds.yaml")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "gold/refunds.yaml:5: case 'refund': must_not text 'ninety days' occurs in no "
+            "document, so the check that it never comes back cannot fail",
+            "gold/refunds.yaml:10: alternative 1 of case 'refund': needle 'forty days' *",
+        ],
+        consecutive=False,
+    )
+    assert "alternative 0" not in result.stdout.str()
