@@ -182,8 +182,14 @@ def _checked(
                 f"{where}: case id {case.id!r} is also the id of a case in {earlier}, over the "
                 "same corpus; give each case an id of its own",
             )
-        for problem in _case_problems(case, gold, setup, corpus, project.rootdir):
+        for problem in _must_occur(case, setup, corpus):
             yield _problem(tally, f"{where}: case {case.id!r}: {problem}")
+        for number, variant in enumerate(case.variants()):
+            # an alternative of any_of is named by its own line and its index
+            at = f"{name}:{case.alternatives[number].line}" if case.alternatives else where
+            label = f"alternative {number} of " if case.alternatives else ""
+            for problem in _case_problems(variant, gold, setup, corpus, project.rootdir):
+                yield _problem(tally, f"{at}: {label}case {case.id!r}: {problem}")
 
 
 def _problem(tally: Tally, line: str) -> str:
@@ -240,9 +246,16 @@ def _case_problems(
         if lost is not None and case.xfail is not None:
             continue  # the case says it is expected to fail; a loader's loss is such a failure
         yield _absent(what, text, finder, docs, lost, corpus)
+
+
+def _must_occur(case: Case, setup: Setup, corpus: _Corpus) -> Iterable[str]:
+    """The texts a case names that must be in the corpus for its check to mean anything."""
+    matcher = case_matcher(case, setup.settings)
+    finder = corpus.finder(matcher)
     for attribute, meaning in _MUST_OCCUR:
         for text in _texts(getattr(case, attribute, None)):
-            if not finder.locate(matcher.prepare(text), docs).present:
+            # what must not come back lives in other documents than the case's doc
+            if not finder.locate(matcher.prepare(text), None).present:
                 yield f"{attribute} text {trimmed(text)!r} occurs in no document, {meaning}"
 
 

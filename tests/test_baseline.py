@@ -534,6 +534,7 @@ def test_a_crashed_worker_does_not_take_the_summary_with_it(shop):
         "absent": 1,
         "unparsed": 0,
         "reranked_out": 0,
+        "leaked": 0,
     }
     assert "gold/policies.yaml::warranty" not in {case["nodeid"] for case in report["cases"]}
     assert report["unevaluated"] == ["gold/policies.yaml::warranty"]

@@ -266,4 +266,4 @@ def test_the_page_marks_each_verdict_as_its_member_says(example, model):
         assert f".verdict.{kind.name} {{ background: {kind.colour}; }}" in page
         assert model["symbols"][kind.name] == kind.symbol
     assert model["verdicts"] == list(VERDICTS)
-    assert model["stage_verdicts"] == ["unparsed", "reranked_out"]
+    assert model["stage_verdicts"] == ["unparsed", "reranked_out", "leaked"]

@@ -129,7 +129,7 @@ def result(verdict: str, rank: int | None, holding_rank: int | None) -> CaseResu
 
 def worse(a: CaseResult, b: CaseResult) -> bool:
     """Whether ``a`` is worse than ``b``, by the documented order, said rule by rule."""
-    order = ["hit", "reranked_out", "ranked_out", "split", "unparsed", "absent"]
+    order = ["hit", "reranked_out", "ranked_out", "split", "unparsed", "absent", "leaked"]
     if order.index(a.verdict) != order.index(b.verdict):
         return order.index(a.verdict) > order.index(b.verdict)
     if a.holding_rank is None or b.holding_rank is None:

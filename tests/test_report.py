@@ -104,7 +104,7 @@ def test_json_report_fields_and_outcomes(shop):
         "pieces_retrieved": 0,
         "verdicts": {
             **{"hit": 2, "split": 3, "ranked_out": 0, "absent": 0},
-            **{"unparsed": 0, "reranked_out": 0},
+            **{"unparsed": 0, "reranked_out": 0, "leaked": 0},
         },
         "funnel": {"cases": 5, "loaded": 5, "whole": 2, "candidates": 2, "top_k": 2},
         # k = 1 with 80-char chunks: every case got 80 chars back, 2 hits over 400 chars

@@ -11,9 +11,8 @@ from pytest_chunkrecall.evaluation import verdicts
 from pytest_chunkrecall.evaluation.repeat import severity
 from pytest_chunkrecall.evaluation.results import CaseResult, Totals, verdict_counts
 from pytest_chunkrecall.evaluation.verdict import decide
-from pytest_chunkrecall.evaluation.verdicts import KINDS, VERDICTS, Verdict, VerdictKind
+from pytest_chunkrecall.evaluation.verdicts import KINDS, VERDICTS, Verdict
 from pytest_chunkrecall.render.failure import explain
-from pytest_chunkrecall.run import fold
 from pytest_chunkrecall.run.fold import Funnel
 
 
@@ -38,7 +37,15 @@ def a_result() -> CaseResult:
 
 def test_the_verdict_names_are_the_members_in_report_order() -> None:
     assert get_args(Verdict) == VERDICTS
-    assert VERDICTS == ("hit", "split", "ranked_out", "absent", "unparsed", "reranked_out")
+    assert VERDICTS == (
+        "hit",
+        "split",
+        "ranked_out",
+        "absent",
+        "unparsed",
+        "reranked_out",
+        "leaked",
+    )
 
 
 def test_each_member_has_its_own_place_in_the_decision_and_in_severity() -> None:
@@ -61,22 +68,12 @@ def test_the_funnel_loses_each_verdict_at_its_stage() -> None:
     assert list(funnel.lost) == ["unparsed", "split", "absent", "ranked_out", "reranked_out"]
 
 
-def test_a_new_member_is_counted_by_the_funnel_at_its_stage(monkeypatch) -> None:
-    """What one more member does to the funnel, with no other edit (the next verdict planned
-    takes its toll after the top k: a chunk that must not come back did)."""
-    leaked = VerdictKind(
-        "leaked",  # type: ignore[arg-type]
-        lost_at="top_k",
-        precedence=0,
-        severity=9,
-        why="a chunk that must not come back did",
-        colour="#000000",
-        symbol="!",
-    )
-    monkeypatch.setattr(fold, "KINDS", (*KINDS, leaked))
-    counts = {**verdict_counts(["hit", "hit", "split"]), "leaked": 1}
+def test_a_leak_is_lost_after_the_top_k_and_listed_last() -> None:
+    """A chunk that must not come back did: the case reached the top k, and fails there."""
+    counts = verdict_counts(["hit", "hit", "split", "leaked"])
     funnel = Funnel.of(Totals(4, 2, 1, counts))
     assert (funnel.whole, funnel.candidates, funnel.top_k) == (3, 3, 2)
+    assert list(funnel.lost) == ["split", "leaked"]
 
 
 @pytest.mark.parametrize(
@@ -96,6 +93,11 @@ def test_a_new_member_is_counted_by_the_funnel_at_its_stage(monkeypatch) -> None
         ),
         ({"ranks": [None], "absent": False, "whole": [False], "candidate_ranks": [7]}, "split"),
         ({"ranks": [None], "absent": False, "whole": [True]}, "ranked_out"),
+        ({"ranks": [1], "absent": False, "whole": [True], "leaked": True}, "leaked"),
+        (
+            {"ranks": [None], "absent": True, "whole": [False], "unparsed": True, "leaked": True},
+            "leaked",
+        ),
     ],
 )
 def test_decide_takes_the_first_verdict_that_holds(arguments, verdict) -> None:
@@ -114,7 +116,7 @@ def test_a_failure_message_explains_each_miss_with_its_member() -> None:
 
 def test_the_worst_repeat_is_the_most_severe_member() -> None:
     worst = max(KINDS, key=lambda kind: kind.severity)
-    assert worst.name == "absent"
+    assert worst.name == "leaked"
     ordered = sorted(VERDICTS, key=lambda name: severity(replace(a_result(), verdict=name)))
     assert ordered == list(verdicts.SEVERITY)
     assert ordered[0] == "hit"

@@ -70,7 +70,7 @@ def test_overlap_recovers_the_facts_a_window_edge_cut(shop):
     assert (totals["hits"], totals["cases"], totals["split_spans"]) == (5, 10, 5)
     assert totals["verdicts"] == {
         **{"hit": 5, "split": 5, "ranked_out": 0, "absent": 0},
-        **{"unparsed": 0, "reranked_out": 0},
+        **{"unparsed": 0, "reranked_out": 0, "leaked": 0},
     }
     assert totals["hit_rate_ci95"] == [
         pytest.approx(0.237, abs=5e-4),

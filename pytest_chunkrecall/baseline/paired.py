@@ -10,9 +10,11 @@ def paired_hits(comparison: Comparison) -> tuple[list[bool], list[bool]]:
     """The baseline's and this run's hit on each case both have, as two aligned vectors.
 
     The paired statistics read only how many cases stayed, regressed or improved, so
-    the vectors are laid out by those counts rather than by case.
+    the vectors are laid out by those counts rather than by case. A regression that was a
+    miss in the baseline (a new leak) changes no hit: it is a miss in both.
     """
-    b, c = len(comparison.regressions), len(comparison.improvements)
+    b = sum(1 for _, entry in comparison.regressions if entry.hit)
+    c = len(comparison.improvements)
     kept = comparison.baseline_hits - b  # hits in both
     never = comparison.common - kept - b - c  # misses in both
     before = [True] * (kept + b) + [False] * (c + never)

@@ -208,6 +208,8 @@ def classify(entry: Entry | None, result: Scored) -> Change:
     """
     if entry is None:
         return "new"
+    if result.verdict == "leaked" and entry.verdict != "leaked":
+        return "regression"  # a leak where there was none, whatever the needle did then
     if entry.hit:
         return "still_hit" if result.hit else "regression"
     if result.hit:

@@ -24,6 +24,7 @@ from ..config.table import candidates_problem, resolved_k
 from ..corpus import Document, document_id, fingerprint, from_mapping
 from ..errors import ChunkrecallError, trimmed
 from ..gold import Case, GoldFile, load
+from ..retrieval.shapes import Retrieved
 from ..text.matcher import Matcher
 from .budget import past_budget, within_budget
 from .gold_facts import GoldFacts
@@ -34,6 +35,7 @@ from .results import CaseResult
 from .setup import Supplied, check_component, component, resolve_setup
 from .suite import Component, Suite, SuiteCache
 from .verdict import deepen, judge
+from .verdicts import kind_of
 
 COMPONENT_ROLES = ("loader", "reference_loader", "chunker", "retriever", "reranker")
 """The settings that name a function a plan holds resolved, each its own field."""
@@ -81,17 +83,37 @@ class Plan:
     def keys(self, case: Case, suite: Suite) -> list[Key]:
         """What the retriever is asked for ``case``, once for each repeat."""
         asked = self.asked(case, suite)
-        return [(case.question, asked, repeat) for repeat in range(self.repeat)]
+        return [(case.question, asked, repeat, case.filter) for repeat in range(self.repeat)]
 
     def _evaluate(self, suite: Suite, case: Case, repeat: int) -> CaseResult:
         k = self.k(case)
-        docs = self.pins.get(case.doc) if case.doc is not None else None
-        finder = suite.finder(self.matcher(case))
         second = suite.reranker(self.reranker, where=self._reranker_where())
         asked = self.asked(case, suite)
-        top = candidates = suite.search(case.question, asked, repeat=repeat)
+        top = candidates = self._search(suite, case, asked, repeat)
         if second is not None:
             top = second.rerank(case.question, candidates, k)
+        first_stage = candidates if second is not None else None
+        results = [
+            self._judged(suite, variant, top, first_stage, repeat) for variant in case.variants()
+        ]
+        if not case.alternatives:
+            return results[0]
+        return best_alternative(results)
+
+    def _judged(
+        self,
+        suite: Suite,
+        case: Case,
+        top: list[Retrieved],
+        candidates: list[Retrieved] | None,
+        repeat: int,
+    ) -> CaseResult:
+        """The verdict on ``case`` (or one alternative of it) given what came back."""
+        k, asked = self.k(case), self.asked(case, suite)
+        docs = self.pins.get(case.doc) if case.doc is not None else None
+        forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
+        finder = suite.finder(self.matcher(case))
+        reranker = suite.reranker(self.reranker, where=self._reranker_where())
         budget = self.budget(case)
         read = within_budget(top, budget, self.measure)
         result = judge(
@@ -103,10 +125,11 @@ class Plan:
             docs=docs,
             length=self.measure,
             unit=self.unit,
-            candidates=candidates if second is not None else None,
-            reranker=second.name if second is not None else None,
+            candidates=candidates,
+            reranker=reranker.name if reranker is not None and candidates is not None else None,
             reference=self.reference(suite),
             every_holder=self.every_holder,
+            must_not_docs=forbidden,
         )
         if budget is not None:
             result = replace(result, budget=budget)
@@ -117,10 +140,20 @@ class Plan:
         # How far down the holding chunk is decides what to do: raise k, add a
         # reranker, or fix the question. One more call, for ranked_out cases only.
         try:
-            deeper = suite.search(case.question, self.depth, repeat=repeat)
+            deeper = self._search(suite, case, self.depth, repeat)
         except ChunkrecallError as exc:
             return replace(result, depth=self.depth, depth_error=exc.message.splitlines()[0])
         return deepen(result, case, deeper, finder, depth=self.depth, docs=docs)
+
+    def _search(self, suite: Suite, case: Case, k: int, repeat: int) -> list[Retrieved]:
+        """The retriever's top ``k`` for ``case``, asked with its filter; a retriever that
+        cannot take the filter is named with this gold file."""
+        try:
+            return suite.search(case.question, k, repeat=repeat, where_filter=case.filter)
+        except ChunkrecallError as exc:
+            if exc.where is not None or case.filter is None:
+                raise
+            raise ChunkrecallError(exc.message, where=self.name) from None
 
     def reference(self, suite: Suite) -> Reference | None:
         """The reference text of the corpus's source files, with a loader: what tells a fact
@@ -379,9 +412,24 @@ def plan(
     return replace(the_plan, pins=_pins(gold, name=name, rootdir=rootdir, plan=the_plan))
 
 
+def best_alternative(results: Sequence[CaseResult]) -> CaseResult:
+    """The result of a case with ``any_of``, from each alternative's: the first hit, else the
+    best verdict among them (reranked_out, ranked_out, split, unparsed, absent: by severity),
+    the first of equals; it records which alternative decided, and every one's verdict."""
+    chosen = min(range(len(results)), key=lambda index: kind_of(results[index].verdict).severity)
+    return replace(
+        results[chosen],
+        alternative=chosen,
+        alternatives=[result.verdict for result in results],
+    )
+
+
 def _check_spans(the_plan: Plan) -> None:
     """Every needle of a case with a text span must lie inside it: the span anchors the hit."""
-    for case in the_plan.gold.cases:
+    for case in (variant for each in the_plan.gold.cases for variant in each.variants()):
+        problem = must_not_problem(case, the_plan.matcher(case))
+        if problem is not None:
+            raise ChunkrecallError(problem, where=f"{the_plan.name}:{case.line}")
         if not isinstance(case.span, str):
             continue
         problem = span_problem(case, the_plan.matcher(case))
@@ -401,6 +449,21 @@ def span_problem(case: Case, matcher: Matcher) -> str | None:
                 "every needle must lie inside its span (the passage that answers the "
                 "question): fix the needle or the span, or drop the span"
             )
+    return None
+
+
+def must_not_problem(case: Case, matcher: Matcher) -> str | None:
+    """Why a case's ``must_not`` contradicts its needles (a hit would always leak), or
+    ``None`` when it does not."""
+    for text in case.must_not:
+        forbidden = matcher.prepare(text)
+        for needle in case.needles:
+            prepared = matcher.prepare(needle)
+            if matcher.contains(forbidden, prepared) or matcher.contains(prepared, forbidden):
+                return (
+                    f"must_not {trimmed(text)!r} overlaps the needle {trimmed(needle)!r}: the "
+                    "chunk that answers would always leak it; fix the must_not text or the needle"
+                )
     return None
 
 
@@ -426,8 +489,8 @@ def _check_candidates(the_plan: Plan) -> None:
 def _pins(gold: GoldFile, *, name: str, rootdir: Path, plan: Plan) -> dict[str, frozenset[str]]:
     """The documents each ``doc:`` pattern of the gold file names, as corpus document ids."""
     pins: dict[str, frozenset[str]] = {}
-    for case in gold.cases:
-        pattern = case.doc
+    named = [(pattern, case) for case in gold.cases for pattern in (case.doc, *case.must_not_doc)]
+    for pattern, case in named:
         if pattern is None or pattern in pins:
             continue
         pins[pattern] = pinned(

@@ -21,10 +21,12 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 from ..errors import USER_FAULTS, ChunkrecallError
+from ..gold import Filter
 from ..retrieval.adapters import BatchFunction, SearchFunction
 
-# (question, k, repeat): with chunkrecall_repeat above 1 each repeat is its own answer
-Key = tuple[str, int, int]
+# (question, k, repeat, filter): with chunkrecall_repeat above 1 each repeat is its own
+# answer, and a question asked with another filter is another question
+Key = tuple[str, int, int, Filter | None]
 # What one call gave: (True, the results) or (False, the exception it raised).
 Outcome = tuple[bool, Any]
 POLL = 0.2  # seconds a case's thread waits for an answer before it looks for signals
@@ -63,8 +65,8 @@ class Prefetch:
 
     def ask(self, claims: Iterable[tuple[str, Sequence[Key]]]) -> None:
         """Claim the answers for each ``(case, keys)``, asking the retriever for keys not asked
-        yet: a batch holds questions of one k and one repeat."""
-        new: dict[tuple[int, int], list[str]] = {}
+        yet: a batch holds questions of one k, one repeat and one filter."""
+        new: dict[tuple[int, int, Filter | None], list[str]] = {}
         for case, keys in claims:
             if case in self._claimed:
                 continue
@@ -74,14 +76,14 @@ class Prefetch:
                 if key not in self._pending:
                     self._pending[key] = Future()
                     new.setdefault(key[1:], []).append(key[0])
-        for (k, repeat), questions in new.items():
+        for (k, repeat, where_filter), questions in new.items():
             for start in range(0, len(questions), self.unit):
                 chunk = questions[start : start + self.unit]
-                futures = [self._pending[(question, k, repeat)] for question in chunk]
+                futures = [self._pending[(question, k, repeat, where_filter)] for question in chunk]
                 if self._pool is None:
-                    self._run(chunk, k, futures)
+                    self._run(chunk, k, futures, where_filter)
                 else:
-                    self._pool.submit(self._run, chunk, k, futures)
+                    self._pool.submit(self._run, chunk, k, futures, where_filter)
 
     def holds(self, key: Key) -> bool:
         """Whether an answer for ``key`` is asked for (and not yet taken by every case)."""
@@ -108,10 +110,16 @@ class Prefetch:
             return 0
         return self._pool.close()
 
-    def _run(self, questions: list[str], k: int, futures: list[Future[Outcome]]) -> None:
+    def _run(
+        self,
+        questions: list[str],
+        k: int,
+        futures: list[Future[Outcome]],
+        where_filter: Filter | None,
+    ) -> None:
         # Every future gets its answer, whatever happens: a case waits on it.
         try:
-            outcomes = self._answers(questions, k)
+            outcomes = self._answers(questions, k, where_filter)
         except BaseException as exc:  # SystemExit or the like, from the retriever's thread
             for future in futures:
                 future.set_result((False, exc))
@@ -121,15 +129,18 @@ class Prefetch:
         for future, outcome in zip(futures, outcomes, strict=True):
             future.set_result(outcome)
 
-    def _answers(self, questions: list[str], k: int) -> list[Outcome]:
+    def _answers(self, questions: list[str], k: int, where_filter: Filter | None) -> list[Outcome]:
         if self._batch is None or len(questions) == 1:
-            return [self._one(question, k) for question in questions]
+            return [self._one(question, k, where_filter) for question in questions]
+        mapping = where_filter.mapping if where_filter is not None else None
         try:
-            answers = self._batch(questions, k)
+            answers = self._batch(questions, k, mapping)
             answers = list(answers) if _listable(answers) else answers
+        except ChunkrecallError as exc:
+            return [(False, exc)] * len(questions)
         except USER_FAULTS:
             # Asked again question by question, so that each case reports its own error.
-            return [self._one(question, k) for question in questions]
+            return [self._one(question, k, where_filter) for question in questions]
         if not isinstance(answers, list) or len(answers) != len(questions):
             got = f"{len(answers)} result lists" if isinstance(answers, list) else repr(answers)
             error = ChunkrecallError(
@@ -139,9 +150,10 @@ class Prefetch:
             return [(False, error)] * len(questions)
         return [(True, answer) for answer in answers]
 
-    def _one(self, question: str, k: int) -> Outcome:
+    def _one(self, question: str, k: int, where_filter: Filter | None) -> Outcome:
+        mapping = where_filter.mapping if where_filter is not None else None
         try:
-            return True, self._search(question, k)
+            return True, self._search(question, k, mapping)
         except USER_FAULTS as exc:
             return False, exc
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from ..chunking.chunk import Chunk
 from ..config.settings import MATCH_MODES
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .case_facts import CaseFact
 
 PREVIEW = 72
+T = TypeVar("T")
 
 codec.name_choices(Verdict, "verdict")  # the schema's one list of verdicts, in its $defs
 
@@ -197,6 +198,32 @@ class Glued:
     rank: Rank
 
 
+MustNot = Annotated[
+    list[T] | None,
+    Together("must_not"),
+    Note(
+        "Only on a case with must_not or must_not_doc: the texts that must not come back (as "
+        "written), the documents must_not_doc names, and each top-k chunk that held one "
+        "(a leaked case)."
+    ),
+]
+"""What must not come back, or what did; ``None`` (no key): the case names nothing."""
+
+
+@dataclass(frozen=True, slots=True)
+class Leak:
+    """A top-k chunk that holds what the case says must not come back: at ``rank``, the
+    chunk ``chunk`` (``<doc>#<index>``; ``None``: a result that is no chunk of the corpus)
+    of document ``doc``, holding the ``must_not`` text ``text`` (as written), or, with
+    ``text`` ``None``, from a ``must_not_doc`` document; ``preview`` how it begins."""
+
+    rank: Rank
+    chunk: str | None
+    doc: str | None
+    text: str | None
+    preview: str
+
+
 @dataclass(frozen=True, slots=True)
 class CaseResult:
     """The outcome of evaluating one gold case; every field is JSON-safe.
@@ -231,6 +258,13 @@ class CaseResult:
     ``context_to_answer`` the length of those from rank 1 through ``rank`` (``None``: a miss).
     With a ``budget``, the top k is the chunks within it; ``past_budget_rank`` is the rank
     in the whole top k of the chunk that holds the span when the budget cut it off.
+    ``must_not`` and ``must_not_docs`` are what must not come back (the texts as written,
+    the documents a ``must_not_doc`` names), and ``leaks`` each top-k chunk that holds one
+    (a ``leaked`` case; its other fields say what the needle's own verdict found); all three
+    ``None`` (and no keys in its JSON) for a case that names nothing that must not come back.
+    ``filter`` is the mapping the retriever was asked with (``filter=``), where there is one.
+    With ``any_of``, ``alternative`` is the index of the alternative whose result this is
+    (the first hit, else the best verdict) and ``alternatives`` each one's verdict.
     With ``chunkrecall_repeat`` above 1 the result is the worst of the case's repeats
     (see :mod:`.repeat`): ``unstable`` says whether they differed, ``ranks_seen`` gives
     each one's rank (``None``: it missed the top k), and ``varied`` says in words what
@@ -286,6 +320,28 @@ class CaseResult:
     unstable: Unstable = None
     ranks_seen: RanksSeen = None
     varied: Varied = None
+    # what must not come back, and what did
+    must_not: MustNot[str] = None
+    must_not_docs: MustNot[str] = None
+    leaks: MustNot[Leak] = None
+    filter: Annotated[
+        dict[str, Any] | None,
+        Together("filter"),
+        Note("Only on a case with a filter: the mapping passed as filter= to the retriever."),
+    ] = None
+    alternative: Annotated[
+        Count | None,
+        Together("any_of"),
+        Note(
+            "Only on a case with any_of: the 0-based index of the alternative that decided the "
+            "verdict (the first hit, else the best verdict among them)."
+        ),
+    ] = None
+    alternatives: Annotated[
+        list[Verdict] | None,
+        Together("any_of"),
+        Note("Only on a case with any_of: each alternative's own verdict, in order."),
+    ] = None
 
     @property
     def hit(self) -> bool:

@@ -15,6 +15,7 @@ from ..chunking.placement import place
 from ..config.limits import bounded_output
 from ..corpus import Document, read_documents
 from ..errors import USER_FAULTS, ChunkrecallError, describe, raised, user_traceback
+from ..gold import Filter
 from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import BatchFunction, SearchFunction
 from ..retrieval.rerank import Reranker, built_reranker, compression_stages, reranker
@@ -257,15 +258,18 @@ class Suite:
             )
         return self.prefetch
 
-    def search(self, question: str, k: int, *, repeat: int = 0) -> list[retrieval.Retrieved]:
+    def search(
+        self, question: str, k: int, *, repeat: int = 0, where_filter: Filter | None = None
+    ) -> list[retrieval.Retrieved]:
         """The retriever's top ``k`` for ``question`` in its ``repeat``-th asking (0 the first;
-        asked ahead, when it was)."""
-        key: Key = (question, k, repeat)
+        asked ahead, when it was), with ``where_filter`` passed as ``filter=``."""
+        key: Key = (question, k, repeat, where_filter)
         if self.prefetch is not None and self.prefetch.holds(key):
             outcome = self.prefetch.take(key)
         else:
+            mapping = where_filter.mapping if where_filter is not None else None
             try:
-                outcome = True, self._search(question, k)
+                outcome = True, self._search(question, k, mapping)
             except USER_FAULTS as exc:
                 outcome = False, exc
         return self._retrieved(question, k, outcome)

@@ -30,7 +30,17 @@ from .closest import closest, closest_in
 from .explanation import cut_view, elsewhere, glued, held_view, pieces_retrieved
 from .finder import Finder, Location
 from .reference import Reference
-from .results import CaseResult, ChunkView, Held, LoadingLoss, NearestText, SpanAt, Verdict
+from .results import (
+    CaseResult,
+    ChunkView,
+    Held,
+    Leak,
+    LoadingLoss,
+    NearestText,
+    SpanAt,
+    Verdict,
+    preview,
+)
 from .units import TopK, Units, units_of
 from .verdicts import DECIDED_IN
 
@@ -42,6 +52,7 @@ def decide(
     whole: Sequence[bool],
     candidate_ranks: Sequence[int | None] | None = None,
     unparsed: bool = False,
+    leaked: bool = False,
 ) -> Verdict:
     """The verdict, from each unit's first rank in the top k and what the corpus says of a miss.
 
@@ -49,7 +60,8 @@ def decide(
     what the loaded corpus lacks, the reference text of a source file has (the
     loader lost it); ``whole[i]``: some chunk of the corpus holds unit ``i`` whole;
     ``candidate_ranks[i]`` (with a reranker): unit ``i``'s first rank among the
-    first stage's candidates. The first stage that lost the case decides:
+    first stage's candidates; ``leaked``: a top-k chunk holds what must not come back,
+    which wins over every other verdict. The first stage that lost the case decides:
     loading, then chunking, then the candidates, then the reranker. Each verdict's
     condition is asked in its :attr:`~.verdicts.VerdictKind.precedence`; the first
     that holds is the verdict.
@@ -57,6 +69,7 @@ def decide(
     in_top_k = all(rank is not None for rank in ranks)
     first_stage = candidate_ranks if candidate_ranks is not None else ranks
     holds: dict[Verdict, bool] = {
+        "leaked": leaked,
         "unparsed": unparsed,
         "absent": absent,
         "hit": in_top_k,
@@ -81,6 +94,8 @@ class _Context:
     length: Callable[[str], int]
     unit: str
     every_holder: bool
+    leaks: tuple[Leak, ...] = ()
+    names_must_not: bool = False  # the case has must_not or must_not_doc
 
     def entry(self, verdict: Verdict, rank: int | None, **details: Any) -> CaseResult:
         """The case's result with ``verdict``, ``rank`` and the ``details`` of its verdict."""
@@ -117,6 +132,9 @@ class _Context:
             docs=sorted(self.docs) if self.docs is not None else None,
             context=sum(sizes),
             context_to_answer=sum(sizes[:rank]) if rank is not None else None,
+            must_not=list(case.must_not) if self.names_must_not else None,
+            leaks=list(self.leaks) if self.names_must_not else None,
+            filter=case.filter.to_json() if case.filter is not None else None,
             **details,
         )
 
@@ -135,9 +153,11 @@ def judge(
     reranker: str | None = None,
     reference: Reference | None = None,
     every_holder: bool = True,
+    must_not_docs: Collection[str] = frozenset(),
 ) -> CaseResult:
     """The verdict on ``case`` given its ``top`` results: hit, split, ranked_out, absent,
-    reranked_out or, with a ``reference``, unparsed.
+    reranked_out or, with a ``reference``, unparsed; leaked, before all of them, when a
+    top-k chunk holds a ``must_not`` text or comes from one of ``must_not_docs``.
 
     A pure function of what came back and of ``finder`` (the corpus and its
     chunks seen through the case's match mode). ``docs`` pins the documents
@@ -159,11 +179,50 @@ def judge(
         length,
         unit,
         every_holder,
+        tuple(leaks_of(case, top, finder, must_not_docs)),
+        bool(case.must_not or case.must_not_doc),
     )
-    result = _judged(context, candidates, reference)
+    if case.negative_only:
+        verdict: Verdict = "leaked" if context.leaks else "hit"
+        result = context.entry(verdict, None, span_split=False)
+    else:
+        result = _judged(context, candidates, reference)
+    if context.names_must_not:
+        result = replace(result, must_not_docs=sorted(must_not_docs))
     if candidates is None:
         return result
     return replace(result, candidates=len(candidates), reranker=reranker)
+
+
+def leaks_of(
+    case: Case, top: Sequence[Retrieved], finder: Finder, must_not_docs: Collection[str]
+) -> list[Leak]:
+    """Each top-k result that holds one of the case's ``must_not`` texts (in its match mode)
+    or is a chunk of one of ``must_not_docs``, in rank order, with the first thing it holds."""
+    if not case.must_not and not must_not_docs:
+        return []
+    matcher = finder.matcher
+    forbidden = [(matcher.prepare(text), text) for text in case.must_not]
+    leaks: list[Leak] = []
+    for result in top:
+        chunk = result.chunk
+        prepared = finder.prepared(chunk) if chunk is not None else matcher.prepare(result.text)
+        held = next(
+            (text for pattern, text in forbidden if matcher.contains(prepared, pattern)), None
+        )
+        from_doc = chunk is not None and chunk.doc in must_not_docs
+        if held is None and not from_doc:
+            continue
+        leaks.append(
+            Leak(
+                rank=result.rank,
+                chunk=finder.views.id(chunk) if chunk is not None else None,
+                doc=chunk.doc if chunk is not None else None,
+                text=held,
+                preview=preview(chunk.text if chunk is not None else result.text),
+            )
+        )
+    return leaks
 
 
 def _judged(
@@ -172,7 +231,7 @@ def _judged(
     case, units, finder, docs = context.case, context.units, context.finder, context.docs
     retrieved = context.top
     holding = [retrieved.holding(pattern, finder) for pattern in units.patterns]
-    if _hit_in_top(units, holding, retrieved, finder):
+    if not context.leaks and _hit_in_top(units, holding, retrieved, finder):
         return _hit(context, holding)
     ranks = [found[0] if found else None for found in holding]
     locations = [finder.locate(pattern, docs) for pattern in units.patterns]
@@ -190,6 +249,7 @@ def _judged(
         whole=[where.whole for where in locations],
         candidate_ranks=candidate_ranks,
         unparsed=loading is not None,
+        leaked=bool(context.leaks),
     )
     if verdict == "hit":
         return _hit(context, holding)
@@ -486,4 +546,4 @@ def _span_length(case: Case, units: Units, finder: Finder, length: Callable[[str
         return length(text[units.at.start : units.at.end])
     if isinstance(case.span, SpanRange):
         return length(f"{case.span.start} … {case.span.end}")
-    return max(length(needle) for needle in case.needles)
+    return max((length(needle) for needle in case.needles), default=0)

@@ -1,7 +1,8 @@
 """The verdicts a case can get: one ordered type, each member with the stage that lost it.
 
 A case travels loaded → kept whole by chunking → in the first stage's candidates →
-in the top k, and its verdict is the first stage that lost it (``hit``: none did).
+in the top k, and its verdict is the first stage that lost it (``hit``: none did),
+unless a top-k chunk holds what must not come back: ``leaked`` wins over every other.
 Everything that treats verdicts differently reads it here: the decision
 (:func:`.verdict.decide`, by :attr:`VerdictKind.precedence`), the funnel (by
 :attr:`VerdictKind.lost_at`), a case's outcome (:attr:`VerdictKind.gold_error`),
@@ -20,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-Verdict = Literal["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out"]
+Verdict = Literal["hit", "split", "ranked_out", "absent", "unparsed", "reranked_out", "leaked"]
 """A verdict's name, as the report, the baseline and the test report carry it."""
 
 Stage = Literal["loaded", "whole", "candidates", "top_k"]
@@ -37,8 +38,8 @@ class VerdictKind:
     (lowest first; the first that holds is the verdict). ``severity``: how bad it is
     (higher is worse): a case asked several times counts at its worst. ``gold_error``:
     the gold file is wrong, so the miss fails whatever the baseline says.
-    ``staged``: only a run with a loader or a reranker can give it, so a summary names
-    it where a case has it. ``why``: the failure message's explanation
+    ``staged``: only a run with a loader or a reranker, or a case with ``must_not``, can
+    give it, so a summary names it where a case has it. ``why``: the failure message's explanation
     (``{k}``, ``{reranker}`` filled in). ``colour`` and ``symbol``: how the HTML page
     marks it.
     """
@@ -128,6 +129,16 @@ KINDS: tuple[VerdictKind, ...] = (
         symbol="\u21a1",
         staged=True,
     ),
+    VerdictKind(
+        "leaked",
+        lost_at="top_k",
+        precedence=0,
+        severity=6,
+        why="a top-{k} chunk holds what must not come back (must_not or must_not_doc)",
+        colour="#6b1010",
+        symbol="\u26a0",
+        staged=True,
+    ),
 )
 
 BY_NAME: dict[str, VerdictKind] = {kind.name: kind for kind in KINDS}
@@ -136,7 +147,7 @@ VERDICTS: tuple[Verdict, ...] = tuple(kind.name for kind in KINDS)
 """Every verdict's name, in the report's order."""
 
 STAGE_VERDICTS: tuple[Verdict, ...] = tuple(kind.name for kind in KINDS if kind.staged)
-"""The verdicts only a run with a loader or a reranker gives."""
+"""The verdicts only a run with a loader or a reranker, or a case with ``must_not``, gives."""
 
 LOSSES: tuple[Verdict, ...] = tuple(
     kind.name

@@ -2,12 +2,24 @@
 
 from ..errors import GoldError
 from .reading import load, parse
-from .values import CASE_KEYS, FILE_KEYS, Case, GoldFile, Span, SpanRange, slug
+from .values import (
+    CASE_KEYS,
+    FILE_KEYS,
+    Alternative,
+    Case,
+    Filter,
+    GoldFile,
+    Span,
+    SpanRange,
+    slug,
+)
 
 __all__ = [
     "CASE_KEYS",
     "FILE_KEYS",
+    "Alternative",
     "Case",
+    "Filter",
     "GoldError",
     "GoldFile",
     "Span",

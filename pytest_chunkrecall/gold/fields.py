@@ -15,7 +15,17 @@ import yaml
 from ..config.settings import GOLD_KEYS, Settings, check_setting, did_you_mean
 from ..errors import GoldError, printable, shown
 from .safe_yaml import construct, merged_pairs
-from .values import CASE_KEYS, FILE_KEYS, Case, Span, SpanRange, slug
+from .values import (
+    ALTERNATIVE_KEYS,
+    CASE_KEYS,
+    FILE_KEYS,
+    Alternative,
+    Case,
+    Filter,
+    Span,
+    SpanRange,
+    slug,
+)
 
 _MARK_NAME = re.compile(r"^[A-Za-z_]\w*$")
 T = TypeVar("T")
@@ -102,27 +112,18 @@ def read_case(node: yaml.Node, where: Where) -> Case:
     question = get("question", lambda value_node: _text(value_node, "question", where))
     if question is None:
         raise GoldError("this case has no 'question:'", where=f"{where.name}:{line}")
-    if "needle" in fields and "needles" in fields:
-        raise GoldError(
-            "give either 'needle:' or 'needles:', not both", where=where.at(fields["needles"][0])
-        )
-    needles: tuple[str, ...] | None
-    if "needles" in fields:
-        needles = get("needles", lambda value_node: _texts(value_node, "needles", where))
-    else:
-        one = get("needle", lambda value_node: _text(value_node, "needle", where))
-        needles = (one,) if one is not None else None
-    if not needles:
-        raise GoldError(
-            "this case has no 'needle:' (the text that must come back); add one, or "
-            "'needles: [...]' for several",
-            where=f"{where.name}:{line}",
-        )
+    needles = _needles(fields, where)
+    must_not = get("must_not", lambda value_node: _one_or_more(value_node, "must_not", where))
+    must_not_doc = get(
+        "must_not_doc", lambda value_node: _one_or_more(value_node, "must_not_doc", where)
+    )
+    alternatives = get("any_of", lambda value_node: _alternatives(value_node, where)) or ()
+    _check_what_comes_back(fields, where, line, needles, alternatives, must_not or must_not_doc)
     case_id = get("id", lambda value_node: _case_id(value_node, where)) or slug(question)
     return Case(
         id=case_id,
         question=question,
-        needles=needles,
+        needles=needles or (),
         span=get("span", lambda value_node: _span(value_node, where)),
         line=line,
         k=get("k", lambda value_node: _checked("k", value_node, where)),
@@ -135,6 +136,89 @@ def read_case(node: yaml.Node, where: Where) -> Case:
         skip=get("skip", lambda value_node: _reason(value_node, "skip", where)),
         marks=get("marks", lambda value_node: _marks(value_node, where)) or (),
         doc=get("doc", lambda value_node: read_doc(value_node, where)),
+        must_not=must_not or (),
+        must_not_doc=must_not_doc or (),
+        filter=get("filter", lambda value_node: read_filter(value_node, where)),
+        alternatives=alternatives,
+    )
+
+
+Fields = dict[str, tuple[yaml.Node, yaml.Node]]
+
+
+def _needles(fields: Fields, where: Where) -> tuple[str, ...]:
+    """``needle:`` or ``needles:`` (none: an empty tuple), refusing both."""
+    if "needle" in fields and "needles" in fields:
+        raise GoldError(
+            "give either 'needle:' or 'needles:', not both", where=where.at(fields["needles"][0])
+        )
+    if "needles" in fields:
+        return _texts(fields["needles"][1], "needles", where)
+    if "needle" in fields:
+        return (_text(fields["needle"][1], "needle", where),)
+    return ()
+
+
+def _check_what_comes_back(
+    fields: Fields,
+    where: Where,
+    line: int,
+    needles: tuple[str, ...],
+    alternatives: tuple[Alternative, ...],
+    negative: object,
+) -> None:
+    """A case names what must come back (needles, or ``any_of``), or only what must not."""
+    if alternatives:
+        mixed = [key for key in ("needle", "needles", "span") if key in fields]
+        if mixed:
+            raise GoldError(
+                f"give either 'any_of:' or '{mixed[0]}:', not both: each alternative of any_of "
+                "has its own needle, needles and span",
+                where=where.at(fields[mixed[0]][0]),
+            )
+        return
+    if not needles and not negative:
+        raise GoldError(
+            "this case has no 'needle:' (the text that must come back); add one, or "
+            "'needles: [...]' for several, 'any_of: [...]' for alternatives, or 'must_not:' / "
+            "'must_not_doc:' for a case that only checks what must not come back",
+            where=f"{where.name}:{line}",
+        )
+    if not needles and "span" in fields:
+        raise GoldError(
+            "a case without a needle has no span to keep whole; add 'needle:' or drop 'span:'",
+            where=where.at(fields["span"][0]),
+        )
+
+
+def _alternatives(node: yaml.Node, where: Where) -> tuple[Alternative, ...]:
+    """``any_of:``: a non-empty list of mappings, each with a needle (or needles), and
+    optionally a span and a doc."""
+    if not isinstance(node, yaml.SequenceNode) or not node.value:
+        raise GoldError(
+            "'any_of' must be a non-empty list of alternatives, each a mapping with 'needle:' "
+            "(or 'needles:') and optionally 'span:' and 'doc:'",
+            where=where.at(node),
+        )
+    return tuple(
+        _alternative(item, where, f"alternative {number} of 'any_of'")
+        for number, item in enumerate(node.value, start=1)
+    )
+
+
+def _alternative(node: yaml.Node, where: Where, what: str) -> Alternative:
+    fields = where.mapping(node, what, ALTERNATIVE_KEYS)
+    needles = _needles(fields, where)
+    if not needles:
+        raise GoldError(
+            f"{what} has no 'needle:'; give each alternative the text that must come back",
+            where=where.at(node),
+        )
+    return Alternative(
+        needles=needles,
+        span=_span(fields["span"][1], where) if "span" in fields else None,
+        doc=read_doc(fields["doc"][1], where) if "doc" in fields else None,
+        line=node.start_mark.line + 1,
     )
 
 
@@ -156,6 +240,25 @@ def _texts(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
         _text(item, key, where, label=f"item {number} of '{key}'")
         for number, item in enumerate(node.value, start=1)
     )
+
+
+def _one_or_more(node: yaml.Node, key: str, where: Where) -> tuple[str, ...]:
+    """A text, or a non-empty list of texts (``must_not``, ``must_not_doc``)."""
+    if isinstance(node, yaml.SequenceNode):
+        return _texts(node, key, where)
+    return (_text(node, key, where),)
+
+
+def read_filter(node: yaml.Node, where: Where) -> Filter:
+    """``filter:``: any mapping, passed as it is to the retriever's search."""
+    if not isinstance(node, yaml.MappingNode):
+        raise GoldError(
+            f"'filter' must be a mapping (passed as filter= to the retriever's search), not "
+            f"{_kind(node)}; e.g. filter: {{tenant: acme}}",
+            where=where.at(node),
+        )
+    value = _value(node, "filter", where)
+    return Filter.of(value)
 
 
 def read_doc(node: yaml.Node, where: Where) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from ..errors import GoldError
-from .fields import Where, read_case, read_doc, read_settings
+from .fields import Where, read_case, read_doc, read_filter, read_settings
 from .safe_yaml import read_text
 from .stream import compose_cases
 from .values import CASE_KEYS, FILE_KEYS, Case, GoldFile
@@ -47,7 +47,14 @@ def parse(text: str, *, path: Path, name: str) -> GoldFile:
     cases = read.cases
     if file_doc is not None:
         cases = [replace(case, doc=file_doc) if case.doc is None else case for case in cases]
-    return GoldFile(path=path, settings=settings, cases=tuple(cases), doc=file_doc)
+    file_filter = read_filter(top["filter"][1], where) if "filter" in top else None
+    if file_filter is not None:
+        cases = [
+            replace(case, filter=file_filter) if case.filter is None else case for case in cases
+        ]
+    return GoldFile(
+        path=path, settings=settings, cases=tuple(cases), doc=file_doc, filter=file_filter
+    )
 
 
 class _Cases:

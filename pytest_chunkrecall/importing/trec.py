@@ -11,7 +11,9 @@ A case whose span no chunk holds whole (``split``, ``absent``) has no relevant
 chunk, yet it counts as a miss in the report. IR tools leave a query without
 relevant documents out of their means, so such a case gets the one relevant
 document :data:`NO_HOLDING_CHUNK`, which no run contains: the tools then count
-it as a miss too. Ranks in the run are the report's (see :func:`_ranked`), so
+it as a miss too; so does a ``leaked`` case, whose leaked chunks the qrels
+list with relevance -1 (judged: what must not come back). A case that names
+only what must not come back has no holder either. Ranks in the run are the report's (see :func:`_ranked`), so
 the tools' reciprocal rank is the report's ``1/rank``.
 """
 
@@ -44,6 +46,7 @@ class Query:
     qid: str
     retrieved: tuple[str, ...]
     relevant: tuple[str, ...]
+    leaked: tuple[str, ...] = ()  # retrieved chunks that must not have come back
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,20 @@ def _query(case: dict[str, object], where: str) -> Query:
         # Which other chunks hold the span is unknown; the one ranked at `rank` does.
         holding = retrieved[rank - 1 : rank]
     relevant = tuple(dict.fromkeys(holding or ())) or (NO_HOLDING_CHUNK,)
-    return Query(_escape(str(case["nodeid"])), _ranked(retrieved), relevant)
+    leaked = _leaked(case, where)
+    if case.get("verdict") == "leaked":
+        # a miss in the report, whatever its holders: the tools count it as one too
+        relevant = (NO_HOLDING_CHUNK,)
+    return Query(_escape(str(case["nodeid"])), _ranked(retrieved), relevant, leaked)
+
+
+def _leaked(case: dict[str, object], where: str) -> tuple[str, ...]:
+    """The chunk ids of a case's ``leaks``: what came back that must not have."""
+    leaks = case.get("leaks") or []
+    if not isinstance(leaks, list) or not all(isinstance(leak, dict) for leak in leaks):
+        raise ChunkrecallError("'leaks' must be a list of leaked chunks", where=where)
+    ids = (leak.get("chunk") for leak in leaks)
+    return tuple(dict.fromkeys(_escape(chunk) for chunk in ids if isinstance(chunk, str)))
 
 
 def _ranked(retrieved: tuple[str, ...]) -> tuple[str, ...]:
@@ -147,8 +163,13 @@ def _ids(case: dict[str, object], key: str, where: str) -> tuple[str, ...] | Non
 
 
 def qrels_text(queries: list[Query]) -> str:
-    """TREC qrels: ``qid 0 docid relevance``, one line per relevant chunk."""
-    return "".join(f"{q.qid} 0 {doc} 1\n" for q in queries for doc in q.relevant)
+    """TREC qrels: ``qid 0 docid relevance``, one line per relevant chunk (relevance 1) and
+    per leaked chunk (relevance -1: judged, and worse than not relevant)."""
+    lines = []
+    for query in queries:
+        lines += [f"{query.qid} 0 {doc} 1\n" for doc in query.relevant]
+        lines += [f"{query.qid} 0 {doc} -1\n" for doc in query.leaked if doc not in query.relevant]
+    return "".join(lines)
 
 
 def run_text(queries: list[Query], *, tag: str) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from ..baseline.drift import DOCUMENT_CHANGED
 from ..errors import printable, shown, trimmed
-from ..evaluation.results import CaseResult, ChunkView
+from ..evaluation.results import CaseResult, ChunkView, Leak
 from ..evaluation.verdicts import KINDS
 
 _WHY = {kind.name: kind.why for kind in KINDS if not kind.passes}
@@ -24,6 +24,7 @@ def explain(result: CaseResult) -> str:
     """The plain-text failure message of a case that missed."""
     lines = [f"chunkrecall: {line}" for line in _headlines(result)]
     lines += _asked(result)
+    lines += _must_not(result) + _alternatives(result)
     if result.verdict == "absent":
         lines += _absent(result)
     if result.loading is not None:
@@ -111,8 +112,9 @@ def _headlines(result: CaseResult) -> list[str]:
     lines = []
     was = result.baseline
     if was is not None and was.change == "regression":
+        then = f"a hit at rank {was.rank}" if was.verdict == "hit" else f"{was.verdict}"
         lines.append(
-            f"regression — a hit at rank {was.rank} in the baseline, now {result.verdict}"
+            f"regression — {then} in the baseline, now {result.verdict}"
             + (f" ({DOCUMENT_CHANGED})" if was.document_changed else "")
         )
     why = _WHY[result.verdict].format(k=result.k, reranker=result.reranker)
@@ -281,6 +283,33 @@ def _cut(result: CaseResult) -> list[str]:
             "whole wherever the cut falls"
         )
     return lines
+
+
+def _alternatives(result: CaseResult) -> list[str]:
+    """Each alternative's verdict of a case with ``any_of``, on one line."""
+    if result.alternatives is None:
+        return []
+    each = ", ".join(f"{number}: {verdict}" for number, verdict in enumerate(result.alternatives))
+    return [f"  any_of:   {each} (the needle above is alternative {result.alternative}'s)"]
+
+
+def _must_not(result: CaseResult) -> list[str]:
+    """What must not come back, and each chunk that did."""
+    lines = [f"  must not: {shown(text)}" for text in result.must_not or []]
+    if result.must_not_docs:
+        lines.append(f"  must not come from: {printable(', '.join(result.must_not_docs))}")
+    return lines + [_leak(leak) for leak in result.leaks or []]
+
+
+def _leak(leak: Leak) -> str:
+    """A chunk that leaked: its rank, the chunk, and what it holds that must not come back."""
+    what = (
+        f"holds must_not {shown(leak.text)}"
+        if leak.text is not None
+        else f"comes from must_not_doc {printable(leak.doc or '?')}"
+    )
+    chunk = printable(leak.chunk) if leak.chunk is not None else "a result that is no chunk"
+    return f"  leaked at rank {leak.rank}: {chunk} {what}: {shown(leak.preview)}"
 
 
 def _place(view: ChunkView, unit: str) -> str:

@@ -11,6 +11,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from ..errors import ChunkrecallError
 from ..libraries import (
     LANGCHAIN_RETRIEVER,
     LANGCHAIN_STORE,
@@ -19,9 +20,34 @@ from ..libraries import (
     library_method,
 )
 
-SearchFunction = Callable[[str, int], Any]
-# ``(questions, k) -> one result list per question``, in the questions' order.
-BatchFunction = Callable[[list[str], int], Any]
+Filter = Mapping[str, Any] | None
+"""A gold file's ``filter:``, passed unchanged as ``filter=`` to the search (``None``: none)."""
+# ``(question, k, filter) -> results``.
+SearchFunction = Callable[[str, int, Filter], Any]
+# ``(questions, k, filter) -> one result list per question``, in the questions' order.
+BatchFunction = Callable[[list[str], int, Filter], Any]
+
+
+def filter_refused(name: str, search: str) -> ChunkrecallError:
+    """The error of a retriever whose search cannot take the gold file's ``filter``."""
+    return ChunkrecallError(
+        f"retriever {name} does not accept filter=: its {search} takes no 'filter' keyword "
+        "argument, so the gold file's filter cannot reach it (every result would be "
+        "unfiltered); give it one, e.g. search(question, k, filter=None), or remove 'filter:'"
+    )
+
+
+def with_filter(where_filter: Filter) -> dict[str, Any]:
+    """The keyword arguments that pass ``where_filter`` on: none without one."""
+    return {} if where_filter is None else {"filter": where_filter}
+
+
+def _refusing(name: str, search: str) -> Callable[[Filter], None]:
+    def check(where_filter: Filter) -> None:
+        if where_filter is not None:
+            raise filter_refused(name, search)
+
+    return check
 
 
 Q = TypeVar("Q")
@@ -35,7 +61,7 @@ def searcher(built: Any, *, name: str, where: str | None) -> SearchFunction | No
         return None
     if LANGCHAIN_STORE.describes(built):
         search = library_method(built, "similarity_search", LANGCHAIN_STORE, name, where)
-        return lambda question, k: search(question, k=k)
+        return lambda question, k, where_filter: search(question, k=k, **with_filter(where_filter))
     if LANGCHAIN_RETRIEVER.describes(built):
         return _langchain_retriever(built, name=name, where=where)
     if LLAMAINDEX_RETRIEVER.describes(built):
@@ -55,13 +81,27 @@ def batcher(built: Any, *, name: str, where: str | None) -> BatchFunction | None
         return None
     if LANGCHAIN_RETRIEVER.describes(built) and callable(getattr(built, "batch", None)):
         return _per_k(
-            _langchain_sized(built), lambda retriever, questions: retriever.batch(questions)
+            _langchain_sized(built),
+            lambda retriever, questions, where_filter: retriever.batch(
+                questions, **with_filter(where_filter)
+            ),
         )
+    refuse = _refusing(name, "LlamaIndex retrieval (its filters are MetadataFilters)")
     if LLAMAINDEX_RETRIEVER.describes(built) and callable(getattr(built, "aretrieve", None)):
         top_k = _llamaindex_top_k(built)
-        return lambda questions, k: _gathered(top_k(k), questions)
+
+        def batch(questions: list[str], k: int, where_filter: Filter) -> Any:
+            refuse(where_filter)
+            return _gathered(top_k(k), questions)
+
+        return batch
     if LLAMAINDEX_INDEX.describes(built) and callable(getattr(built, "as_retriever", None)):
-        return _per_k(lambda k: built.as_retriever(similarity_top_k=k), _gathered)
+
+        def gathered(retriever: Any, questions: list[str], where_filter: Filter) -> Any:
+            refuse(where_filter)
+            return _gathered(retriever, questions)
+
+        return _per_k(lambda k: built.as_retriever(similarity_top_k=k), gathered)
     return None
 
 
@@ -114,15 +154,22 @@ def _llamaindex_top_k(built: Any) -> Callable[[int], Any]:
 
 def _langchain_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
     library_method(built, "invoke", LANGCHAIN_RETRIEVER, name, where)
-    return _per_k(_langchain_sized(built), lambda retriever, question: retriever.invoke(question))
+    return _per_k(
+        _langchain_sized(built),
+        lambda retriever, question, where_filter: retriever.invoke(
+            question, **with_filter(where_filter)
+        ),
+    )
 
 
 def _llamaindex_retriever(built: Any, *, name: str, where: str | None) -> SearchFunction:
     # Results are NodeWithScore, read through .node.
     retrieve = library_method(built, "retrieve", LLAMAINDEX_RETRIEVER, name, where)
     top_k = _llamaindex_top_k(built)
+    refuse = _refusing(name, "LlamaIndex retrieve (its filters are MetadataFilters)")
 
-    def search(question: str, k: int) -> Any:
+    def search(question: str, k: int, where_filter: Filter) -> Any:
+        refuse(where_filter)
         top_k(k)
         return retrieve(question)
 
@@ -131,22 +178,27 @@ def _llamaindex_retriever(built: Any, *, name: str, where: str | None) -> Search
 
 def _llamaindex_index(built: Any, *, name: str, where: str | None) -> SearchFunction:
     as_retriever = library_method(built, "as_retriever", LLAMAINDEX_INDEX, name, where)
-    return _per_k(
-        lambda k: as_retriever(similarity_top_k=k),
-        lambda retriever, question: retriever.retrieve(question),
-    )
+    refuse = _refusing(name, "LlamaIndex retrieve (its filters are MetadataFilters)")
+
+    def ask(retriever: Any, question: str, where_filter: Filter) -> Any:
+        refuse(where_filter)
+        return retriever.retrieve(question)
+
+    return _per_k(lambda k: as_retriever(similarity_top_k=k), ask)
 
 
-def _per_k(make: Callable[[int], Any], ask: Callable[[Any, Q], Any]) -> Callable[[Q, int], Any]:
+def _per_k(
+    make: Callable[[int], Any], ask: Callable[[Any, Q, Filter], Any]
+) -> Callable[[Q, int, Filter], Any]:
     """A function asking a retriever made by ``make(k)``, made once for each k.
 
     ``Q`` is a question, or a list of them for a batch.
     """
     made: dict[int, Any] = {}
 
-    def search(question: Q, k: int) -> Any:
+    def search(question: Q, k: int, where_filter: Filter) -> Any:
         if k not in made:
             made[k] = make(k)
-        return ask(made[k], question)
+        return ask(made[k], question, where_filter)
 
     return search

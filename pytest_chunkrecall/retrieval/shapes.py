@@ -12,7 +12,7 @@ from ..callables import accepts, iterable, shape, text_of
 from ..chunking.chunk import Chunk
 from ..errors import USER_FAULTS, ChunkrecallError, describe, user_traceback
 from . import adapters
-from .adapters import BatchFunction, SearchFunction
+from .adapters import BatchFunction, Filter, SearchFunction
 from .duplicates import distinct
 
 RESULT_SHAPES = (
@@ -51,10 +51,15 @@ def search_function(built: Any, *, name: str, where: str | None) -> SearchFuncti
         method = getattr(built, method_name, None)
         if callable(method) and not inspect.isclass(built):
             return _with_k(
-                method, keyword=method_name == "similarity_search", fixed=method_name == "invoke"
+                method,
+                keyword=method_name == "similarity_search",
+                fixed=method_name == "invoke",
+                refused=_refused_by(method, name, f"{method_name} method"),
             )
     if callable(built) and not inspect.isclass(built):
-        return _with_k(built, keyword=False, fixed=False)
+        return _with_k(
+            built, keyword=False, fixed=False, refused=_refused_by(built, name, "search")
+        )
     raise ChunkrecallError(
         f"retriever {name} returned {shape(built)}; the factory must return a function "
         "search(question, k), an object with a retrieve(question, k), search or invoke method, "
@@ -74,8 +79,39 @@ def batch_function(built: Any, *, name: str, where: str | None) -> BatchFunction
         return adapted
     method = getattr(built, "search_batch", None)
     if callable(method) and not inspect.isclass(built):
-        return lambda questions, k: method(questions, k)
+        refused = _refused_by(method, name, "search_batch method")
+
+        def batch(questions: list[str], k: int, where_filter: Filter) -> Any:
+            refused(where_filter)
+            return method(questions, k, **adapters.with_filter(where_filter))
+
+        return batch
     return None
+
+
+def takes_filter(method: Callable[..., Any]) -> bool:
+    """Whether ``method`` takes a ``filter`` keyword argument (by name, or through ``**``)."""
+    try:
+        parameters = inspect.signature(method).parameters.values()
+    except (TypeError, ValueError):
+        return True  # no signature to read: let the call say
+    return any(
+        (parameter.name == "filter" and parameter.kind is not parameter.POSITIONAL_ONLY)
+        or parameter.kind is parameter.VAR_KEYWORD
+        for parameter in parameters
+    )
+
+
+def _refused_by(method: Callable[..., Any], name: str, search: str) -> Callable[[Filter], None]:
+    """A check that raises :func:`.adapters.filter_refused` when ``method`` is given a filter
+    it cannot take."""
+    takes = takes_filter(method)
+
+    def check(where_filter: Filter) -> None:
+        if where_filter is not None and not takes:
+            raise adapters.filter_refused(name, search)
+
+    return check
 
 
 def retrieved(
@@ -167,9 +203,22 @@ def _one_item(
     return Retrieved(rank, text, chunks[known] if known is not None else None, source=result)
 
 
-def _with_k(method: Callable[..., Any], *, keyword: bool, fixed: bool) -> SearchFunction:
-    if keyword:
-        return lambda question, k: method(question, k=k)
-    if not fixed and accepts(method, ("question", "k"), {}):
-        return lambda question, k: method(question, k)
-    return lambda question, k: method(question)
+def _with_k(
+    method: Callable[..., Any],
+    *,
+    keyword: bool,
+    fixed: bool,
+    refused: Callable[[Filter], None],
+) -> SearchFunction:
+    with_k = keyword or (not fixed and accepts(method, ("question", "k"), {}))
+
+    def search(question: str, k: int, where_filter: Filter) -> Any:
+        refused(where_filter)
+        options = adapters.with_filter(where_filter)
+        if keyword:
+            return method(question, k=k, **options)
+        if with_k:
+            return method(question, k, **options)
+        return method(question, **options)
+
+    return search

@@ -27,7 +27,7 @@ def asked_ahead(searched: Suite, k: int = 3) -> list[list[str]]:
     """Every question asked ahead in batches of 2, then taken, as the chunks' texts."""
     prefetch = searched.ahead(batch_size=2, concurrency=1)
     assert prefetch is not None, "the retriever offers no batches"
-    prefetch.ask((f"case{n}", [(question, k, 0)]) for n, question in enumerate(QUESTIONS))
+    prefetch.ask((f"case{n}", [(question, k, 0, None)]) for n, question in enumerate(QUESTIONS))
     return [[r.text for r in searched.search(question, k)] for question in QUESTIONS]
 
 
