@@ -59,6 +59,10 @@ class Sizes:
     slow_cases: int = 400
     slow_repeats: int = 3
     batch_repeats: int = 3
+    miss_cases: int = 10_000
+    huge_cases: int = 100_000
+    huge_corpus: int = 20 * MB
+    huge_repeats: int = 1
 
 
 QUICK = Sizes(
@@ -77,6 +81,9 @@ QUICK = Sizes(
     slow_cases=100,
     slow_repeats=1,
     batch_repeats=1,
+    miss_cases=1000,
+    huge_cases=5000,
+    huge_corpus=2 * MB,
 )
 
 

@@ -348,12 +348,15 @@ def table(rows: list[Row]) -> str:
 
 MEASURES = (
     "overhead",
+    "report-overhead",
     "build",
     "xdist",
     "geometry",
     "memory",
     "real",
     "common",
+    "misses",
+    "hundred-thousand",
     "concurrency",
     "repeat",
     "known-misses",
@@ -406,12 +409,15 @@ def main(argv: list[str] | None = None) -> int:
 
         steps: dict[str, Callable[[], list[Row]]] = {
             "overhead": lambda: [overhead(work, sizes)],
+            "report-overhead": lambda: [scale.report_overhead(work, sizes)],
             "build": lambda: [build_once(work, sizes)],
             "xdist": lambda: xdist(work, sizes),
             "geometry": lambda: [geometry(big(), sizes)],
             "memory": lambda: [memory(work, big())],
             "real": lambda: real_data(work, options.quick),
             "common": lambda: scale.common(work, sizes),
+            "misses": lambda: scale.misses(work, sizes),
+            "hundred-thousand": lambda: scale.hundred_thousand(work, sizes),
             "concurrency": lambda: [scale.concurrency(work, sizes)],
             "repeat": lambda: [scale.repeat(work, sizes)],
             "known-misses": lambda: [scale.known_misses(work, sizes)],

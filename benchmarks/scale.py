@@ -29,7 +29,18 @@ import chunking_evaluation
 import common_needles
 import synthetic
 import yaml
-from measure import MB, PLUGIN, Row, Run, Sizes, alternate, compiled, median, pytest_run
+from measure import (
+    MB,
+    PLUGIN,
+    Row,
+    Run,
+    Sizes,
+    alternate,
+    compiled,
+    median,
+    median_cpu,
+    pytest_run,
+)
 
 TEMPLATE = Path(__file__).parent / "project"
 
@@ -297,3 +308,145 @@ def write_questions(data: Path, project: Path) -> int:
         text = yaml.safe_dump(gold, sort_keys=False, allow_unicode=True)
         (project / "gold" / f"{corpus}.yaml").write_text(text, encoding="utf-8")
     return sum(len(asked) for asked in questions.values())
+
+
+def report_overhead(work: Path, sizes: Sizes) -> Row:
+    """The overhead row's suite with ``--chunkrecall-report``, against the hand-written test.
+
+    The composite action, ``merge``, ``compare`` and sharded runs all ask for the
+    JSON report: this is the overhead most users pay.
+    """
+    project = synthetic.overhead_project(
+        work / "report-overhead", sizes.overhead_cases, sizes.overhead_corpus
+    )
+    env = compiled(project.root)  # the plugin's bytecode kept, as an installed wheel has it
+    report = ("--chunkrecall-report", str(project.root / "report.json"))
+
+    def through_plugin() -> Run:
+        return pytest_run(project.root, *PLUGIN, *report, "gold", env=env)
+
+    def written_by_hand() -> Run:
+        return pytest_run(project.root, "test_handwritten.py", env=env)
+
+    through_plugin(), written_by_hand()  # untimed: each side's modules compiled once
+    plugin, by_hand = alternate(sizes.repeats, through_plugin, written_by_hand)
+    ratio = median(plugin) / median(by_hand)
+    return Row(
+        "overhead, JSON report",
+        f"{sizes.overhead_cases:,} cases, {project.corpus_chars / MB:.1f} MB corpus, "
+        f"`--chunkrecall-report`, median of {sizes.repeats}",
+        f"plugin {median(plugin):.2f} s / by hand {median(by_hand):.2f} s = **{ratio:.2f}x** "
+        f"(CPU time {median_cpu(plugin) / median_cpu(by_hand):.2f}x)",
+        "<= 1.0x",
+        ratio <= 1.0,
+    )
+
+
+def misses(work: Path, sizes: Sizes) -> list[Row]:
+    """The common-needle corpus with a retriever that ranks the holding chunk low: mostly misses.
+
+    Every miss is explained (its holder, the deeper retrieval, the message); the
+    hand-written test only fails. At the default depth (50) and at depth 0, for
+    time and for the plugin's own peak memory, ``--tb=no``.
+    """
+    root = work / "misses"
+    found, gold = common_needles.write_project(
+        root,
+        corpus_chars=sizes.common_corpus,
+        case_counts=(sizes.miss_cases,),
+        retriever="keywords:misranked",
+    )
+    env = compiled(root)
+    target = str(gold[sizes.miss_cases])
+
+    def at(depth: int | None) -> Run:
+        option = () if depth is None else ("-o", f"chunkrecall_depth={depth}")
+        return pytest_run(root, *PLUGIN, "--tb=no", *option, target, env=env)
+
+    def written_by_hand() -> Run:
+        return pytest_run(root, "--tb=no", "test_handwritten.py", env=env)
+
+    at(0), written_by_hand()  # untimed: each side's modules compiled once
+    runs: dict[str, list[Run]] = {"default": [], "0": [], "by hand": []}
+    for _ in range(sizes.common_repeats):
+        runs["default"].append(at(None))
+        runs["0"].append(at(0))
+        runs["by hand"].append(written_by_hand())
+    by_hand = median(runs["by hand"])
+    hand_peak = max(run.peak_mb for run in runs["by hand"])
+    failed = _counted(runs["default"][-1], "failed")
+    setting = (
+        f"{sizes.miss_cases:,} cases, {failed:,} of them misses (by hand: "
+        f"{_counted(runs['by hand'][-1], 'failed'):,}); {found.chars / MB:.1f} MB of random "
+        f"words, common needles, the holding chunk ranked last; `--tb=no`, median of "
+        f"{sizes.common_repeats}"
+    )
+    rows = []
+    for key, depth, time_target, limit in (
+        ("default", "default depth (50)", "<= 1.3x", 1.3),
+        ("0", "`chunkrecall_depth = 0`", "<= 1.2x", 1.2),
+    ):
+        plugin = median(runs[key])
+        peak = max(run.peak_mb for run in runs[key])
+        own = (peak - hand_peak) * MB / found.chars
+        rows += [
+            Row(
+                "mostly misses, time",
+                f"{depth}; {setting}",
+                f"plugin {plugin:.1f} s / by hand {by_hand:.1f} s = **{plugin / by_hand:.2f}x**",
+                f"{time_target} the hand-written test",
+                plugin / by_hand <= limit,
+            ),
+            Row(
+                "mostly misses, memory",
+                f"{depth}; {setting}",
+                f"peak: plugin {peak:.0f} MB, by hand {hand_peak:.0f} MB; the plugin's own "
+                f"{peak - hand_peak:.0f} MB = **{own:.1f}x** the corpus",
+                "<= 2x the corpus",
+                own <= 2,
+            ),
+        ]
+    return rows
+
+
+def hundred_thousand(work: Path, sizes: Sizes) -> list[Row]:
+    """The overhead row's cheap cases, 100,000 of them over a 20 MB corpus, for time and memory."""
+    project = synthetic.write_project(
+        work / "huge",
+        cases=sizes.huge_cases,
+        corpus_chars=sizes.huge_corpus,
+        documents_count=200,
+        retriever="keywords:index",
+    )
+    env = compiled(project.root)
+
+    def through_plugin() -> Run:
+        return pytest_run(project.root, *PLUGIN, "--tb=no", "gold", env=env)
+
+    def written_by_hand() -> Run:
+        return pytest_run(project.root, "--tb=no", "test_handwritten.py", env=env)
+
+    plugin, by_hand = alternate(sizes.huge_repeats, through_plugin, written_by_hand)
+    ratio = median(plugin) / median(by_hand)
+    plugin_peak = max(run.peak_mb for run in plugin)
+    hand_peak = max(run.peak_mb for run in by_hand)
+    setting = (
+        f"{sizes.huge_cases:,} cases, {project.corpus_chars / MB:.1f} MB corpus, 200 documents, "
+        f"`--tb=no`, {'one run' if sizes.huge_repeats == 1 else f'median of {sizes.huge_repeats}'} "
+        f"a side"
+    )
+    return [
+        Row(
+            f"{sizes.huge_cases:,} cases, time",
+            setting,
+            f"plugin {median(plugin):.1f} s / by hand {median(by_hand):.1f} s = "
+            f"**{ratio:.2f}x** (failed: plugin {_counted(plugin[-1], 'failed'):,}, "
+            f"by hand {_counted(by_hand[-1], 'failed'):,})",
+        ),
+        Row(
+            f"{sizes.huge_cases:,} cases, memory",
+            setting,
+            f"peak: plugin {plugin_peak:.0f} MB, by hand {hand_peak:.0f} MB = "
+            f"**{plugin_peak / hand_peak:.2f}x**",
+        ),
+    ]

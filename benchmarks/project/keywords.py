@@ -44,6 +44,37 @@ def ranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
     first, so the suite mostly passes, as a regression suite does. A chunk
     holds the phrase when its lowered text, each run of spaces made one, has
     the question's words joined by single spaces.
+    """
+    phrase = _phrase_search(chunks)
+
+    def search(question: str, k: int) -> list[int]:
+        whole, candidates = phrase(question)
+        if len(whole) >= k:
+            return whole[:k]
+        chosen = set(whole)
+        return (whole + [n for n in candidates if n not in chosen])[:k]
+
+    return search
+
+
+def misranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
+    """:func:`ranked` turned around: the chunks holding the question's words as one phrase
+    come last, so that most cases miss as ``ranked_out`` (the chunk a question was written
+    from ranks below the other chunks holding its rarest word), as in a suite that finds
+    a regression."""
+    phrase = _phrase_search(chunks)
+
+    def search(question: str, k: int) -> list[int]:
+        whole, candidates = phrase(question)
+        chosen = set(whole)
+        return ([n for n in candidates if n not in chosen] + whole)[:k]
+
+    return search
+
+
+def _phrase_search(chunks: Sequence[Any]) -> Callable[[str], tuple[list[int], Sequence[int]]]:
+    """``phrase(question)``: the chunks holding the question's words as one phrase, and
+    every chunk holding its rarest word (both in corpus order).
 
     Only the postings are kept (each word's chunk numbers, ascending, 4 bytes
     each), not a lowered copy of every chunk: the phrase is looked for in the
@@ -57,13 +88,13 @@ def ranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
                 postings[word] = array("i")
             postings[word].append(number)
 
-    def search(question: str, k: int) -> list[int]:
+    def phrase(question: str) -> tuple[list[int], Sequence[int]]:
         words = _WORD.findall(question.lower())
         found = [postings[w] for w in words if w in postings]
         if not found:
-            return []
+            return [], _NONE
         candidates = min(found, key=len)
-        phrase = " ".join(words)
+        joined = " ".join(words)
         possible = list(candidates)
         inners = {id(p): p for p in (postings.get(w, _NONE) for w in words[1:-1])}
         inners.pop(id(candidates), None)  # every candidate holds the rarest word
@@ -73,14 +104,10 @@ def ranked(chunks: Sequence[Any]) -> Callable[[str, int], list[int]]:
                 n for n in possible if (at := bisect_left(inner, n)) < end and inner[at] == n
             ]
         if len(words) > 1:  # a lone word is in every chunk that holds it
-            possible = [n for n in possible if phrase in " ".join(chunks[n].text.lower().split())]
-        whole = possible[:k]
-        if len(whole) >= k:
-            return whole
-        chosen = set(whole)
-        return (whole + [n for n in candidates if n not in chosen])[:k]
+            possible = [n for n in possible if joined in " ".join(chunks[n].text.lower().split())]
+        return possible, candidates
 
-    return search
+    return phrase
 
 
 _NONE: array[int] = array("i")

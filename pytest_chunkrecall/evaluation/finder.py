@@ -21,6 +21,9 @@ _PREPARED_CHUNKS = 4096
 # How many chunks' passages of their documents are kept folded: a case's top k,
 # vouched for and then placed.
 _FOLDED_PASSAGES = 64
+# How many patterns' occurrences are kept found: a case's span or needles, which
+# explaining its miss locates and then lists every holder of.
+_FOUND_PATTERNS = 8
 # How much longer than its chunk a passage may be once widened to whitespace
 # before the whole document is folded instead (text with no whitespace nearby).
 _WIDENING = 256
@@ -73,6 +76,7 @@ class Finder:
         self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
         self._texts: list[str] | None = None
         self._index: WordIndex | None = None
+        self._found = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._find)
         # The chunks of recent results in match space: enough for the top k of
         # the questions that retrieve the same chunks, without keeping a folded
         # copy of every chunk ever retrieved (a second corpus, in a large suite).
@@ -146,8 +150,8 @@ class Finder:
     def locate(self, pattern: str, docs: Collection[str] | None = None) -> Location:
         """Where the prepared ``pattern`` is: whole in a chunk, cut by a boundary, or absent.
 
-        Only the documents ``docs`` count, when given. The search stops at the first
-        occurrence a chunk holds whole, however often the pattern occurs.
+        Only the documents ``docs`` count, when given. The occurrences are mapped to
+        chunks up to the first that a chunk holds whole, however often the pattern occurs.
         """
         if self.matcher.mode == "fuzzy":
             return self._locate_fuzzy(pattern, docs)
@@ -216,9 +220,11 @@ class Finder:
     ) -> Iterator[Occurrence]:
         """The occurrences of the prepared ``pattern`` in the corpus (in ``docs``), in corpus order.
 
-        Lazily: each is mapped back to its document's offsets only when asked for.
+        The corpus is searched once for the last few patterns (a miss is located,
+        then every chunk holding it listed); each occurrence is mapped back to its
+        document's offsets only when asked for.
         """
-        for doc_no, pos in self._index_of().find(pattern):
+        for doc_no, pos in self._found(pattern):
             doc_id = self.documents[doc_no].id
             if docs is not None and doc_id not in docs:
                 continue
@@ -285,6 +291,10 @@ class Finder:
         if self._all_prepared is None:
             self._all_prepared = [self.matcher.prepare(chunk.text) for chunk in self.chunks]
         return self._all_prepared
+
+    def _find(self, pattern: str) -> tuple[tuple[int, int], ...]:
+        """Every ``(document number, offset)`` where the prepared ``pattern`` is in match space."""
+        return tuple(self._index_of().find(pattern))
 
     def _index_of(self) -> WordIndex:
         if self._index is None:

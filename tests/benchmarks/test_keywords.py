@@ -72,3 +72,15 @@ def test_it_ranks_the_common_needle_questions_as_the_reference_does(tmp_path: Pa
     # for most, the first chunk is one the question's span was taken from
     first = [chunks[r[0]].text.replace("\n", " ") if r else "" for r in rankings]
     assert sum(case["span"] in text for case, text in zip(asked, first, strict=True)) > 30
+
+
+@given(st.lists(spaced(12), min_size=1, max_size=8), spaced(4), st.integers(1, 4))
+@example(["x ab\nbc", "ab bc", "ab"], "AB  bc", 3)  # two phrase holders go behind the third
+def test_misranked_puts_the_phrase_holders_last(texts: list[str], question: str, k: int) -> None:
+    chunks = [Piece(t) for t in texts]
+    everything = reference(chunks, question, len(chunks))
+    texts_spaced = [" ".join(chunk.text.lower().split()) for chunk in chunks]
+    phrase = " ".join(_WORD.findall(question.lower()))
+    whole = [n for n in everything if phrase in texts_spaced[n]]
+    rest = [n for n in everything if n not in whole]
+    assert keywords.misranked(chunks)(question, k) == (rest + whole)[:k]

@@ -130,3 +130,46 @@ def test_the_known_miss_row_runs_both_sides_to_the_same_expected_failures(tmp_pa
         row.setting == f"20 cases, {len(known)} of them known misses in the baseline, median of 1"
     )
     assert re.fullmatch(r"plugin [\d.]+ s / by hand [\d.]+ s = \*\*[\d.]+x\*\*", row.result)
+
+
+@pytest.mark.slow
+def test_the_quick_rows_of_reports_misses_and_many_cases_run_beside_the_hand_written_test():
+    finished = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "benchmarks" / "run.py"),
+            "--quick",
+            "--only",
+            "report-overhead",
+            "--only",
+            "misses",
+            "--only",
+            "hundred-thousand",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert finished.returncode == 0, finished.stdout + finished.stderr
+    rows = [
+        (line.split("|")[1].strip(), line.split("|")[2].strip(), line.split("|")[3].strip())
+        for line in finished.stdout.splitlines()
+        if line.startswith("| ") and not line.startswith("| measure")
+    ]
+    assert [measure for measure, _, _ in rows] == [
+        "overhead, JSON report",
+        "mostly misses, time",
+        "mostly misses, memory",
+        "mostly misses, time",
+        "mostly misses, memory",
+        "5,000 cases, time",
+        "5,000 cases, memory",
+    ]
+    assert "`--chunkrecall-report`" in rows[0][1]
+    # both sides fail the same cases, and most of them: the retriever ranks the holder last
+    misses = re.search(r"1,000 cases, ([\d,]+) of them misses \(by hand: ([\d,]+)\)", rows[1][1])
+    assert misses and misses.group(1) == misses.group(2)
+    assert int(misses.group(1).replace(",", "")) > 900
+    assert rows[3][1].startswith("`chunkrecall_depth = 0`")
+    assert re.search(r"failed: plugin (\d+), by hand \1\)", rows[5][2])
