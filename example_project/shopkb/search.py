@@ -11,7 +11,7 @@ import heapq
 import math
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Generic, Protocol, TypeVar
 
 _WORD = re.compile(r"[a-z0-9]+")
@@ -79,22 +79,37 @@ class Index(Generic[P]):
             for term, found in self._postings.items()
         }
 
-    def scored(self, question: str, k: int = 3) -> list[tuple[P, float]]:
-        """The ``k`` best passages for ``question`` with their scores, best first."""
+    def scored(
+        self, question: str, k: int = 3, filter: Mapping[str, object] | None = None
+    ) -> list[tuple[P, float]]:
+        """The ``k`` best passages for ``question`` with their scores, best first; with a
+        ``filter``, only passages whose attributes have its values (``{"doc": "docs/a.md"}``)."""
+        allowed = self._matching(filter) if filter else None
         scores: dict[int, float] = {}
         for term in dict.fromkeys(terms(question)):
             idf = self._idf.get(term)
             if idf is None:
                 continue
             for number, count in self._postings[term]:
+                if allowed is not None and number not in allowed:
+                    continue
                 gain = idf * count * (self.k1 + 1) / (count + self._norms[number])
                 scores[number] = scores.get(number, 0.0) + gain
         best = heapq.nsmallest(k, scores.items(), key=lambda item: (-item[1], item[0]))
         return [(self.passages[number], score) for number, score in best]
 
-    def search(self, question: str, k: int = 3) -> list[P]:
+    def search(
+        self, question: str, k: int = 3, filter: Mapping[str, object] | None = None
+    ) -> list[P]:
         """The ``k`` best passages for ``question``, best first (fewer if fewer share a word)."""
-        return [passage for passage, _ in self.scored(question, k)]
+        return [passage for passage, _ in self.scored(question, k, filter)]
+
+    def _matching(self, filter: Mapping[str, object]) -> set[int]:
+        return {
+            number
+            for number, passage in enumerate(self.passages)
+            if all(getattr(passage, key, None) == value for key, value in filter.items())
+        }
 
 
 def build(passages: Sequence[P], *, k1: float = 1.2, b: float = 0.75) -> Index[P]:

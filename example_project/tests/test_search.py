@@ -4,6 +4,7 @@ import pytest
 from notes import Note
 
 from shopkb.__main__ import main
+from shopkb.ingest import Passage
 from shopkb.search import build, stem, terms
 
 
@@ -39,6 +40,23 @@ def test_search_ranks_by_shared_rare_words() -> None:
 def test_equal_scores_go_to_the_earlier_passage() -> None:
     notes = [Note("linen care"), Note("linen care")]
     assert build(notes).search("linen", 2) == notes
+
+
+def test_a_filter_keeps_the_passages_whose_attributes_have_its_values() -> None:
+    passages = [
+        Passage("Rewards expire 90 days after they are issued.", 0, doc="loyalty.md"),
+        Passage("Gift cards never expire.", 0, doc="gift_cards.md"),
+        Passage("Rewards and gift cards expire at midnight.", 0, doc="loyalty.md"),
+    ]
+    index = build(passages)
+    assert {passage.doc for passage in index.search("do they expire", 3)} == {
+        "loyalty.md",
+        "gift_cards.md",
+    }
+    assert index.search("do they expire", 3, {"doc": "gift_cards.md"}) == [passages[1]]
+    assert index.search("do they expire", 3, {"doc": "returns.md"}) == []
+    # a passage without the attribute is not kept
+    assert build([Note("Gift cards never expire.")]).search("expire", 1, {"doc": "a.md"}) == []
 
 
 def test_command_line_prints_the_best_passages(capsys: pytest.CaptureFixture[str]) -> None:
