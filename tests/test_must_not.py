@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -271,3 +273,34 @@ def test_every_output_counts_a_leak(tenants):
         "gold/tenants.yaml::acme 0 docs/globex.md#1 -1",
         "gold/tenants.yaml::fine 0 docs/acme.md#0 1",
     ]
+
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "example_project"
+
+
+def test_the_example_s_negative_and_filtered_cases(pytester: pytest.Pytester) -> None:
+    """The example project's isolation/gold: a gift-card question the rewards article must
+    not answer, one it does answer (an expected leak), and one asked with a filter that
+    shopkb.search honours, without which the rewards' expiry ranks first."""
+    shutil.copytree(
+        EXAMPLE, pytester.path, dirs_exist_ok=True, ignore=shutil.ignore_patterns("__pycache__")
+    )
+    report = pytester.path / "isolation.json"
+    result = pytester.runpytest("isolation", "-rx", "--chunkrecall-report", str(report))
+    assert result.ret == 0
+    result.stdout.fnmatch_lines(
+        [
+            "verdicts: hit 2, split 0, ranked_out 0, absent 0, leaked 1 (1 of the 1 miss expected)",
+            "XFAIL isolation/gold/leaks.yaml::gift-card-expiry-not-rewards - leaked: *",
+        ]
+    )
+    cases = {case["id"]: case for case in json.loads(report.read_text())["cases"]}
+    assert {name: (case["verdict"], case["outcome"]) for name, case in cases.items()} == {
+        "gift-card-fees-not-rewards": ("hit", "passed"),
+        "gift-card-expiry-not-rewards": ("leaked", "xfailed"),
+        "gift-card-expiry-on-its-page": ("hit", "passed"),
+    }
+    assert [
+        (leak["doc"], leak["rank"]) for leak in cases["gift-card-expiry-not-rewards"]["leaks"]
+    ] == [("docs/loyalty.md", 2)]
+    assert cases["gift-card-expiry-on-its-page"]["filter"] == {"doc": "docs/gift_cards.md"}
