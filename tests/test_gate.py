@@ -105,7 +105,7 @@ def test_eight_regressions_fail_the_cases_gate(scenario: Scenario) -> None:
     comparison = scenario.report("r.json")["comparison"]
     assert list(comparison) == [
         "cases", "regressions", "improvements", "hit_rate_before", "hit_rate_after",
-        "delta_points", "ci95_points", "p_value", "decision",
+        "delta_points", "ci95_points", "p_value", "decision", "context",
     ]  # fmt: skip
     assert comparison["p_value"] == 0.113281  # 232/2048, to six digits
 
