@@ -9,7 +9,7 @@ from ..gold import Case
 from ..retrieval.shapes import Retrieved
 from .finder import Finder
 from .results import CaseResult
-from .units import TopK, units_of
+from .units import holding_rank
 
 
 def within_budget(
@@ -41,10 +41,5 @@ def past_budget(
     """``result`` (a ranked_out case judged on the chunks within ``budget``) with
     ``past_budget_rank``: the rank in the whole top k (``top``) by which every unit is
     held whole, when the top k holds it and the budget cut it off."""
-    retrieved = TopK.of(top, finder, docs)
-    units = units_of(case, finder, docs)
-    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
-    if not ranks or any(rank is None for rank in ranks):
-        return replace(result, budget=budget)
-    found = max(rank for rank in ranks if rank is not None)
+    found, _ = holding_rank(case, top, finder, docs)
     return replace(result, budget=budget, past_budget_rank=found)

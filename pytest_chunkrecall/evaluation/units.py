@@ -113,3 +113,17 @@ def units_of(case: Case, finder: Finder, docs: Collection[str] | None) -> Units:
     if outside:
         return Units([], written, shown, [], at, outside)
     return Units([passage], {passage: str(case.span)}, shown, [], at, [])
+
+
+def holding_rank(
+    case: Case, results: Sequence[Retrieved], finder: Finder, docs: Collection[str] | None
+) -> tuple[int | None, Units]:
+    """The rank in ``results`` by which every unit of ``case`` is held whole (the first chunk
+    that holds the span; without one, the rank by which every needle has been held), or
+    ``None`` when ``results`` do not hold them all; and the case's units."""
+    units = units_of(case, finder, docs)
+    retrieved = TopK.of(results, finder, docs)
+    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
+    if not ranks or any(rank is None for rank in ranks):
+        return None, units
+    return max(rank for rank in ranks if rank is not None), units

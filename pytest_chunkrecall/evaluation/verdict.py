@@ -41,7 +41,7 @@ from .results import (
     Verdict,
     preview,
 )
-from .units import TopK, Units, units_of
+from .units import TopK, Units, holding_rank, units_of
 from .verdicts import DECIDED_IN
 
 
@@ -520,12 +520,9 @@ def deepen(
     It is the rank of the first chunk that holds the span (without one, the rank
     by which every needle has been held), or ``None`` when it is deeper still.
     """
-    retrieved = TopK.of(deeper, finder, docs)
-    units = units_of(case, finder, docs)
-    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
-    if not ranks or any(rank is None for rank in ranks):
+    found, units = holding_rank(case, deeper, finder, docs)
+    if found is None:
         return replace(result, depth=depth)
-    found = max(rank for rank in ranks if rank is not None)
     holder = deeper[found - 1].chunk
     extra = [finder.views.id(holder)] if holder is not None and len(units.patterns) == 1 else []
     return replace(
