@@ -12,6 +12,7 @@ import re
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pytest_chunkrecall import evaluate
 from pytest_chunkrecall.evaluation.results import (
     BaselineMark,
     CaseResult,
@@ -22,7 +23,7 @@ from pytest_chunkrecall.evaluation.results import (
     preview,
 )
 from pytest_chunkrecall.text.folding import fold, fold_passage, widened
-from pytest_chunkrecall.text.index import WordIndex
+from pytest_chunkrecall.text.index import SCANS_BEFORE_INDEXING, WordIndex
 
 # ---------------------------------------------------------------- locating
 
@@ -88,6 +89,49 @@ def test_a_few_misses_explained_by_default_never_build_the_index():
         assert next(index.find(pattern)) == scan(texts, pattern)[0]
         assert list(index.find(pattern)) == scan(texts, pattern)
     assert not index.indexed
+
+
+def test_as_many_searches_known_to_come_as_the_scans_build_the_index_at_once():
+    texts = ["the weight of quxa is 5 ab.", "the depth of qux is 7."]
+    index = WordIndex(texts, scans_before_indexing=2, known_searches=2)
+    assert index.indexed
+    assert list(index.find("of qux")) == scan(texts, "of qux")
+    fewer = WordIndex(texts, scans_before_indexing=2, known_searches=1)
+    assert (list(fewer.find("of qux")), fewer.indexed) == (scan(texts, "of qux"), False)
+
+
+def _scans_of_hits(tmp_path, monkeypatch, cases: int) -> int:
+    """How many times the corpus is scanned for a gold file of ``cases`` hits, each of which
+    lists every chunk holding its needle (as for the JSON report)."""
+    scans = []
+    scan_texts = WordIndex._scan
+
+    def counted(self, pattern):
+        scans.append(pattern)
+        return scan_texts(self, pattern)
+
+    monkeypatch.setattr(WordIndex, "_scan", counted)
+    gold = "chunker_args: {size: 40, overlap: 0}\nk: 1\nmatch: exact\ncases:\n"
+    gold += "".join(f"  - {{id: c{n}, question: q{n}, needle: fact {n}.}}\n" for n in range(cases))
+    (tmp_path / "gold.yaml").write_text(gold, encoding="utf-8")
+    documents = {"facts": "".join(f"fact {n}. ".ljust(40) for n in range(cases))}
+    results = evaluate(
+        tmp_path / "gold.yaml",
+        rootdir=tmp_path,
+        documents=documents,
+        retriever=lambda chunks: lambda question, k: [int(question[1:])],
+    )
+    assert [result.verdict for result in results] == ["hit"] * cases
+    assert [result.holding_ids for result in results] == [[f"facts#{n}"] for n in range(cases)]
+    return len(scans)
+
+
+def test_a_gold_file_that_lists_every_holder_of_many_hits_indexes_at_once(tmp_path, monkeypatch):
+    assert _scans_of_hits(tmp_path, monkeypatch, SCANS_BEFORE_INDEXING) == 0
+
+
+def test_a_gold_file_that_lists_every_holder_of_a_few_hits_scans(tmp_path, monkeypatch):
+    assert _scans_of_hits(tmp_path, monkeypatch, 5) == 5
 
 
 def test_a_scan_stopped_at_the_first_occurrence_reads_only_the_texts_it_reached():

@@ -71,6 +71,12 @@ class Plan:
         return self.length.obj if self.length else len
 
     @property
+    def known_searches(self) -> int:
+        """How many times this gold file's cases will search the corpus for certain: once
+        each when every hit lists every holder of its span, which only the corpus knows."""
+        return len(self.gold.cases) if self.every_holder else 0
+
+    @property
     def unit(self) -> str:
         """The unit of :attr:`measure`, as the summary names it."""
         return f"units of {self.length.name}" if self.length else "chars"
@@ -112,7 +118,7 @@ class Plan:
         k, asked = self.k(case), self.asked(case, suite)
         docs = self.pins.get(case.doc) if case.doc is not None else None
         forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
-        finder = suite.finder(self.matcher(case))
+        finder = suite.finder(self.matcher(case), known_searches=self.known_searches)
         reranker = suite.reranker(self.reranker, where=self._reranker_where())
         budget = self.budget(case)
         read = within_budget(top, budget, self.measure)
