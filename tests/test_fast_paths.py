@@ -7,8 +7,10 @@ check that the fast code computes exactly what the plain version would.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
@@ -24,6 +26,8 @@ from pytest_chunkrecall.evaluation.results import (
 )
 from pytest_chunkrecall.text.folding import fold, fold_passage, widened
 from pytest_chunkrecall.text.index import SCANS_BEFORE_INDEXING, WordIndex
+
+from .conftest import QUIET
 
 # ---------------------------------------------------------------- locating
 
@@ -237,3 +241,62 @@ def test_a_preview_is_the_whole_text_flattened_and_trimmed(text, width):
     flat = " ".join(text.split())
     expected = flat if len(flat) <= width else flat[: width - 1] + "…"
     assert preview(text, width) == expected
+
+
+# ---------------------------------------------------------------- a run that lists every holder
+
+FACTS_RETRIEVER = """
+def build(chunks):
+    return lambda question, k: [int(question[1:])]
+"""
+
+
+@pytest.fixture
+def counted_scans(pytester, monkeypatch):
+    """A project of 128 hits, each fact a chunk of its own, and the list of the patterns
+    the corpus was scanned for (rather than looked up in its index) in a run of it."""
+    count = SCANS_BEFORE_INDEXING
+    pytester.makefile(
+        ".md", **{"docs/facts": "".join(f"fact {n}. ".ljust(40) for n in range(count))}
+    )
+    pytester.makepyfile(facts=FACTS_RETRIEVER)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    cases = "".join(
+        f"  - {{id: n{n:03d}, question: q{n}, needle: fact {n}.}}\n" for n in range(count)
+    )
+    pytester.makefile(
+        ".yaml",
+        **{
+            "gold/facts": "corpus: ../docs/*.md\nchunker_args: {size: 40, overlap: 0}\n"
+            "retriever: facts:build\nk: 1\nmatch: exact\ncases:\n" + cases
+        },
+    )
+    scans: list[str] = []
+    scan_texts = WordIndex._scan
+
+    def counted(self, pattern):
+        scans.append(pattern)
+        return scan_texts(self, pattern)
+
+    monkeypatch.setattr(WordIndex, "_scan", counted)
+    return scans
+
+
+def test_a_report_of_a_large_gold_file_looks_every_holder_up_in_the_index(pytester, counted_scans):
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(*QUIET, "--chunkrecall-report", str(report))
+    result.assert_outcomes(passed=SCANS_BEFORE_INDEXING)
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert [case["holding_ids"] for case in cases] == [
+        [f"docs/facts.md#{n}"] for n in range(SCANS_BEFORE_INDEXING)
+    ]
+    assert counted_scans == []
+
+
+def test_a_report_of_a_few_cases_selected_from_a_large_gold_file_scans(pytester, counted_scans):
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(*QUIET, "--chunkrecall-report", str(report), "-k", "n007 or n100")
+    result.assert_outcomes(passed=2)
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert [case["holding_ids"] for case in cases] == [["docs/facts.md#7"], ["docs/facts.md#100"]]
+    assert counted_scans == ["fact 7.", "fact 100."]

@@ -64,6 +64,8 @@ class Plan:
     every_holder: bool = True
     repeat: int = 1
     budget_override: int | None = None  # a sweep's budget=, over the cases' own
+    # How many of its cases the run evaluates, once it has chosen them (None: every one).
+    selected: int | None = None
 
     @property
     def measure(self) -> Callable[[str], int]:
@@ -72,9 +74,12 @@ class Plan:
 
     @property
     def known_searches(self) -> int:
-        """How many times this gold file's cases will search the corpus for certain: once
-        each when every hit lists every holder of its span, which only the corpus knows."""
-        return len(self.gold.cases) if self.every_holder else 0
+        """How many times the cases evaluated (:attr:`selected`, else every one) will search
+        the corpus for certain: once each when every hit lists every holder of its span,
+        which only the corpus knows."""
+        if not self.every_holder:
+            return 0
+        return self.selected if self.selected is not None else len(self.gold.cases)
 
     @property
     def unit(self) -> str:
