@@ -38,19 +38,6 @@ SHOWN_ERRORS = pytest.StashKey["dict[str, str]"]()
 SWEEP_PROBLEMS = pytest.StashKey["dict[str, list[str]]"]()  # why -> the gold files
 
 
-def note_selection(items: Sequence[pytest.Item]) -> None:
-    """Tell each gold file's plan how many of its cases the run selected (``-k``, ``--lf``,
-    a shard): the corpus searches known to come (:attr:`Plan.known_searches`)."""
-    chosen: dict[int, list[CaseItem]] = {}
-    for item in items:
-        if isinstance(item, CaseItem):
-            chosen.setdefault(id(item.plan), []).append(item)
-    for cases in chosen.values():
-        narrowed = replace(cases[0].plan, selected=len(cases))
-        for item in cases:
-            item.plan = narrowed
-
-
 class CaseFailed(Exception):
     """A case whose needles did not come back; carries its result for the failure message."""
 
@@ -82,6 +69,19 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
     )
     check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     return the_plan
+
+
+def note_selection(items: Sequence[pytest.Item]) -> None:
+    """Tell each gold file's plan how many of its cases the run selected (``-k``, ``--lf``,
+    a shard): the corpus searches known to come (:attr:`Plan.known_searches`)."""
+    chosen: dict[int, list[CaseItem]] = {}
+    for item in items:
+        if isinstance(item, CaseItem):
+            chosen.setdefault(id(item.plan), []).append(item)
+    for cases in chosen.values():
+        narrowed = replace(cases[0].plan, selected=len(cases))
+        for item in cases:
+            item.plan = narrowed
 
 
 def sweep_problem(config: pytest.Config, the_plan: Plan) -> str | None:
