@@ -7,11 +7,14 @@ check that the fast code computes exactly what the plain version would.
 from __future__ import annotations
 
 import dataclasses
+import json
 import re
 
+import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from pytest_chunkrecall import evaluate
 from pytest_chunkrecall.evaluation.results import (
     BaselineMark,
     CaseResult,
@@ -22,7 +25,9 @@ from pytest_chunkrecall.evaluation.results import (
     preview,
 )
 from pytest_chunkrecall.text.folding import fold, fold_passage, widened
-from pytest_chunkrecall.text.index import WordIndex
+from pytest_chunkrecall.text.index import SCANS_BEFORE_INDEXING, WordIndex
+
+from .conftest import QUIET
 
 # ---------------------------------------------------------------- locating
 
@@ -88,6 +93,49 @@ def test_a_few_misses_explained_by_default_never_build_the_index():
         assert next(index.find(pattern)) == scan(texts, pattern)[0]
         assert list(index.find(pattern)) == scan(texts, pattern)
     assert not index.indexed
+
+
+def test_as_many_searches_known_to_come_as_the_scans_build_the_index_at_once():
+    texts = ["the weight of quxa is 5 ab.", "the depth of qux is 7."]
+    index = WordIndex(texts, scans_before_indexing=2, known_searches=2)
+    assert index.indexed
+    assert list(index.find("of qux")) == scan(texts, "of qux")
+    fewer = WordIndex(texts, scans_before_indexing=2, known_searches=1)
+    assert (list(fewer.find("of qux")), fewer.indexed) == (scan(texts, "of qux"), False)
+
+
+def _scans_of_hits(tmp_path, monkeypatch, cases: int) -> int:
+    """How many times the corpus is scanned for a gold file of ``cases`` hits, each of which
+    lists every chunk holding its needle (as for the JSON report)."""
+    scans = []
+    scan_texts = WordIndex._scan
+
+    def counted(self, pattern):
+        scans.append(pattern)
+        return scan_texts(self, pattern)
+
+    monkeypatch.setattr(WordIndex, "_scan", counted)
+    gold = "chunker_args: {size: 40, overlap: 0}\nk: 1\nmatch: exact\ncases:\n"
+    gold += "".join(f"  - {{id: c{n}, question: q{n}, needle: fact {n}.}}\n" for n in range(cases))
+    (tmp_path / "gold.yaml").write_text(gold, encoding="utf-8")
+    documents = {"facts": "".join(f"fact {n}. ".ljust(40) for n in range(cases))}
+    results = evaluate(
+        tmp_path / "gold.yaml",
+        rootdir=tmp_path,
+        documents=documents,
+        retriever=lambda chunks: lambda question, k: [int(question[1:])],
+    )
+    assert [result.verdict for result in results] == ["hit"] * cases
+    assert [result.holding_ids for result in results] == [[f"facts#{n}"] for n in range(cases)]
+    return len(scans)
+
+
+def test_a_gold_file_that_lists_every_holder_of_many_hits_indexes_at_once(tmp_path, monkeypatch):
+    assert _scans_of_hits(tmp_path, monkeypatch, SCANS_BEFORE_INDEXING) == 0
+
+
+def test_a_gold_file_that_lists_every_holder_of_a_few_hits_scans(tmp_path, monkeypatch):
+    assert _scans_of_hits(tmp_path, monkeypatch, 5) == 5
 
 
 def test_a_scan_stopped_at_the_first_occurrence_reads_only_the_texts_it_reached():
@@ -193,3 +241,62 @@ def test_a_preview_is_the_whole_text_flattened_and_trimmed(text, width):
     flat = " ".join(text.split())
     expected = flat if len(flat) <= width else flat[: width - 1] + "…"
     assert preview(text, width) == expected
+
+
+# ---------------------------------------------------------------- a run that lists every holder
+
+FACTS_RETRIEVER = """
+def build(chunks):
+    return lambda question, k: [int(question[1:])]
+"""
+
+
+@pytest.fixture
+def counted_scans(pytester, monkeypatch):
+    """A project of 128 hits, each fact a chunk of its own, and the list of the patterns
+    the corpus was scanned for (rather than looked up in its index) in a run of it."""
+    count = SCANS_BEFORE_INDEXING
+    pytester.makefile(
+        ".md", **{"docs/facts": "".join(f"fact {n}. ".ljust(40) for n in range(count))}
+    )
+    pytester.makepyfile(facts=FACTS_RETRIEVER)
+    pytester.makeini("[pytest]\npythonpath = .\n")
+    cases = "".join(
+        f"  - {{id: n{n:03d}, question: q{n}, needle: fact {n}.}}\n" for n in range(count)
+    )
+    pytester.makefile(
+        ".yaml",
+        **{
+            "gold/facts": "corpus: ../docs/*.md\nchunker_args: {size: 40, overlap: 0}\n"
+            "retriever: facts:build\nk: 1\nmatch: exact\ncases:\n" + cases
+        },
+    )
+    scans: list[str] = []
+    scan_texts = WordIndex._scan
+
+    def counted(self, pattern):
+        scans.append(pattern)
+        return scan_texts(self, pattern)
+
+    monkeypatch.setattr(WordIndex, "_scan", counted)
+    return scans
+
+
+def test_a_report_of_a_large_gold_file_looks_every_holder_up_in_the_index(pytester, counted_scans):
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(*QUIET, "--chunkrecall-report", str(report))
+    result.assert_outcomes(passed=SCANS_BEFORE_INDEXING)
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert [case["holding_ids"] for case in cases] == [
+        [f"docs/facts.md#{n}"] for n in range(SCANS_BEFORE_INDEXING)
+    ]
+    assert counted_scans == []
+
+
+def test_a_report_of_a_few_cases_selected_from_a_large_gold_file_scans(pytester, counted_scans):
+    report = pytester.path / "report.json"
+    result = pytester.runpytest(*QUIET, "--chunkrecall-report", str(report), "-k", "n007 or n100")
+    result.assert_outcomes(passed=2)
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    assert [case["holding_ids"] for case in cases] == [["docs/facts.md#7"], ["docs/facts.md#100"]]
+    assert counted_scans == ["fact 7.", "fact 100."]

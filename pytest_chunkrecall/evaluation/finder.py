@@ -76,6 +76,9 @@ class Finder:
         self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
         self._texts: list[str] | None = None
         self._index: WordIndex | None = None
+        # How many searches of the corpus are known to come, for the index to
+        # choose between scanning and indexing (see :mod:`..text.index`).
+        self._known_searches = 0
         self._found = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._find)
         # The chunks of recent results in match space: enough for the top k of
         # the questions that retrieve the same chunks, without keeping a folded
@@ -85,6 +88,12 @@ class Finder:
         self.views = ChunkViews(chunks)
         self._by_id: dict[str, Document] | None = None
         self._numbers: dict[str, int] | None = None
+
+    def expect_searches(self, count: int) -> None:
+        """Know that ``count`` searches of the corpus will come (a case that lists every
+        holder of its span searches it once): the index, when first needed, is then
+        built at once if they are many (see :mod:`..text.index`)."""
+        self._known_searches = max(self._known_searches, count)
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -298,7 +307,7 @@ class Finder:
 
     def _index_of(self) -> WordIndex:
         if self._index is None:
-            self._index = WordIndex(self._match_texts())
+            self._index = WordIndex(self._match_texts(), known_searches=self._known_searches)
         return self._index
 
     def _doc_no(self, doc_id: str) -> int:

@@ -64,11 +64,22 @@ class Plan:
     every_holder: bool = True
     repeat: int = 1
     budget_override: int | None = None  # a sweep's budget=, over the cases' own
+    # How many of its cases the run evaluates, once it has chosen them (None: every one).
+    selected: int | None = None
 
     @property
     def measure(self) -> Callable[[str], int]:
         """How spans and chunks are measured: the user's length function, or characters."""
         return self.length.obj if self.length else len
+
+    @property
+    def known_searches(self) -> int:
+        """How many times the cases evaluated (:attr:`selected`, else every one) will search
+        the corpus for certain: once each when every hit lists every holder of its span,
+        which only the corpus knows."""
+        if not self.every_holder:
+            return 0
+        return self.selected if self.selected is not None else len(self.gold.cases)
 
     @property
     def unit(self) -> str:
@@ -112,7 +123,7 @@ class Plan:
         k, asked = self.k(case), self.asked(case, suite)
         docs = self.pins.get(case.doc) if case.doc is not None else None
         forbidden = frozenset().union(*(self.pins[pattern] for pattern in case.must_not_doc))
-        finder = suite.finder(self.matcher(case))
+        finder = suite.finder(self.matcher(case), known_searches=self.known_searches)
         reranker = suite.reranker(self.reranker, where=self._reranker_where())
         budget = self.budget(case)
         read = within_budget(top, budget, self.measure)

@@ -217,13 +217,18 @@ class Suite:
             )
         return found
 
-    def finder(self, matcher: Matcher) -> Finder:
-        """The corpus and chunks seen through ``matcher``, built on first use."""
+    def finder(self, matcher: Matcher, *, known_searches: int = 0) -> Finder:
+        """The corpus and chunks seen through ``matcher``, built on first use.
+
+        ``known_searches``: how many times the asker's cases will search the corpus
+        for certain (:meth:`Finder.expect_searches`).
+        """
         found = self._finders.get(matcher)
         if found is None:
             found = self._finders[matcher] = Finder(
                 self.documents, self.chunk_map, self.chunks, matcher
             )
+        found.expect_searches(known_searches)
         return found
 
     def reference(self, files: tuple[Path, ...], loader: Component | None) -> Reference:

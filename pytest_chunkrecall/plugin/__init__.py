@@ -16,7 +16,7 @@ from ..errors import counted
 from ..evaluation.suite import Suite, SuiteCache
 from ..run import entry
 from . import hookspecs, ini, integrations, options, workflow_commands
-from .items import SUITES, CaseItem, GoldFile, sweep_usage_error
+from .items import SUITES, CaseItem, GoldFile, note_selection, sweep_usage_error
 from .options import OPTIONS
 
 if TYPE_CHECKING:
@@ -140,6 +140,11 @@ def pytest_collection_modifyitems(config: pytest.Config) -> None:
     error = sweep_usage_error(config)
     if error is not None:
         raise error
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    # after every plugin's deselection (-k, -m, --lf, a shard): what this process evaluates
+    note_selection(session.items)
 
 
 @pytest.hookimpl(tryfirst=True)

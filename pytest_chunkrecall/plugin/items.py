@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -69,6 +69,19 @@ def plan_gold_file(config: pytest.Config, hook: Any, path: Path, name: str) -> P
     )
     check_roots(the_plan.files, opts.corpus_roots, where=the_plan.settings.where("corpus") or name)
     return the_plan
+
+
+def note_selection(items: Sequence[pytest.Item]) -> None:
+    """Tell each gold file's plan how many of its cases the run selected (``-k``, ``--lf``,
+    a shard): the corpus searches known to come (:attr:`Plan.known_searches`)."""
+    chosen: dict[int, list[CaseItem]] = {}
+    for item in items:
+        if isinstance(item, CaseItem):
+            chosen.setdefault(id(item.plan), []).append(item)
+    for cases in chosen.values():
+        narrowed = replace(cases[0].plan, selected=len(cases))
+        for item in cases:
+            item.plan = narrowed
 
 
 def sweep_problem(config: pytest.Config, the_plan: Plan) -> str | None:

@@ -12,6 +12,12 @@ the first patterns are found by scanning the texts, and the index is built only
 once those scans have read the corpus :data:`SCANS_BEFORE_INDEXING` times over.
 A gold file of ``{from, to}`` spans looks for both ends of every span, hit or
 miss: it builds the index after its first few dozen cases.
+
+That rule is for not knowing how many patterns follow. A caller that knows
+(``known_searches``: a run that lists every holder of every case's span, for the
+JSON report or the HTML page, searches the corpus once per case) chooses as
+hindsight would: at least :data:`SCANS_BEFORE_INDEXING` searches to come, and
+the index is built at once, before the scans that would only have led to it.
 """
 
 from __future__ import annotations
@@ -40,12 +46,19 @@ class WordIndex:
     """Occurrences of patterns in a fixed list of texts (documents in match space).
 
     ``scans_before_indexing``: how many times over the texts may be scanned
-    before the index is built (0: build it now).
+    before the index is built (0: build it now). ``known_searches``: how many
+    patterns are known to follow; as many as those scans, and it is built now.
     """
 
     def __init__(
-        self, texts: Sequence[str], *, scans_before_indexing: int = SCANS_BEFORE_INDEXING
+        self,
+        texts: Sequence[str],
+        *,
+        scans_before_indexing: int = SCANS_BEFORE_INDEXING,
+        known_searches: int = 0,
     ) -> None:
+        if known_searches >= scans_before_indexing:
+            scans_before_indexing = 0
         self.texts = texts
         self._bases = array("q")
         self._postings: dict[str, array[int]] = {}
