@@ -7,10 +7,16 @@ that whole string everywhere. ``ReprExceptionInfo`` with a ``ReprFileLocation``
 does it, and pytest-xdist carries that shape between processes as it is; but
 it lives in ``_pytest._code.code``, which may move. Should it, failures fall
 back to the plain string: the full explanation everywhere, still correct.
+
+pytest keeps every report, and so every failure's representation, until the
+run ends. A case's explanation is made from its result whenever it is shown
+(see :class:`Failure`), so that a run of many misses keeps each miss's result,
+not its text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 try:
@@ -18,14 +24,41 @@ try:
 except ImportError:  # pragma: no cover - a pytest that moved its private classes
     _code = None  # type: ignore[assignment]
 
+_NEEDED = ("ReprExceptionInfo", "ReprFileLocation", "ReprTracebackNative")
 
-def failure(text: str, *, path: str, line: int) -> Any:
-    """What ``repr_failure`` returns: ``text`` in full, its first line as the crash message."""
-    needed = ("ReprExceptionInfo", "ReprFileLocation", "ReprTracebackNative")
-    if _code is None or not all(hasattr(_code, name) for name in needed):
-        return text
-    headline = text.partition("\n")[0].removesuffix(":")
-    return _code.ReprExceptionInfo(
-        reprtraceback=_code.ReprTracebackNative([text + "\n"]),
-        reprcrash=_code.ReprFileLocation(path, line, headline),
-    )
+
+def failure(explanation: Callable[[], str], *, path: str, line: int) -> Any:
+    """What ``repr_failure`` returns: the text ``explanation()`` makes in full, its first
+    line as the crash message; the text is made each time it is shown, never kept."""
+    if _code is None or not all(hasattr(_code, name) for name in _NEEDED):
+        return explanation()
+    return Failure(explanation, path=path, line=line)
+
+
+def _headline(text: str) -> str:
+    return text.partition("\n")[0].removesuffix(":")
+
+
+if _code is not None and all(hasattr(_code, name) for name in _NEEDED):
+
+    class Failure(_code.ReprExceptionInfo):
+        """A ``ReprExceptionInfo`` whose traceback (the explanation) and crash message are made
+        from ``explanation`` when pytest, a plugin or xdist's serialization reads them.
+
+        It is one (``isinstance``), so every reader of pytest's failures treats it as one.
+        """
+
+        def __init__(self, explanation: Callable[[], str], *, path: str, line: int) -> None:
+            # not the dataclass's __init__: its two fields are made on demand below
+            self._explanation = explanation
+            self._path = path
+            self._line = line
+            self.sections = []
+
+        @property
+        def reprtraceback(self) -> _code.ReprTraceback:  # type: ignore[override]
+            return _code.ReprTracebackNative([self._explanation() + "\n"])
+
+        @property
+        def reprcrash(self) -> _code.ReprFileLocation:  # type: ignore[override]
+            return _code.ReprFileLocation(self._path, self._line, _headline(self._explanation()))
