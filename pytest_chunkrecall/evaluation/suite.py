@@ -20,6 +20,7 @@ from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import BatchFunction, SearchFunction
 from ..retrieval.rerank import Reranker, built_reranker, compression_stages, reranker
 from ..text.matcher import Matcher
+from ..text.space import MatchSpace
 from .chunk_map import ChunkMap
 from .finder import Finder
 from .prefetch import Key, Outcome, Prefetch
@@ -195,6 +196,7 @@ class Suite:
         self._rerankers: dict[Component, Reranker | ChunkrecallError] = {}
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
+        self._spaces: dict[bool, MatchSpace] = {}  # by whether the space is folded
         self._geometry: dict[Callable[[str], int], Geometry] = {}
         self._lengths: dict[Callable[[str], int], tuple[int, int]] = {}
         self._references: dict[tuple[tuple[Path, ...], Component | None], Reference] = {}
@@ -218,11 +220,17 @@ class Suite:
         return found
 
     def finder(self, matcher: Matcher) -> Finder:
-        """The corpus and chunks seen through ``matcher``, built on first use."""
+        """The corpus and chunks seen through ``matcher``, built on first use; the
+        finders of modes that compare text the same way share its match space."""
         found = self._finders.get(matcher)
         if found is None:
+            folded = MatchSpace.folds(matcher.mode)
+            space = self._spaces.get(folded)
+            if space is None:
+                texts = [doc.text for doc in self.documents]
+                space = self._spaces[folded] = MatchSpace(texts, folded=folded)
             found = self._finders[matcher] = Finder(
-                self.documents, self.chunk_map, self.chunks, matcher
+                self.documents, self.chunk_map, self.chunks, matcher, space=space
             )
         return found
 
