@@ -17,7 +17,7 @@ not its text.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 try:
     from _pytest._code import code as _code
@@ -25,14 +25,15 @@ except ImportError:  # pragma: no cover - a pytest that moved its private classe
     _code = None  # type: ignore[assignment]
 
 _NEEDED = ("ReprExceptionInfo", "ReprFileLocation", "ReprTracebackNative")
+T = TypeVar("T")
 
 
-def failure(explanation: Callable[[], str], *, path: str, line: int) -> Any:
-    """What ``repr_failure`` returns: the text ``explanation()`` makes in full, its first
-    line as the crash message; the text is made each time it is shown, never kept."""
+def failure(explain: Callable[[T], str], subject: T, *, path: str, line: int) -> Any:
+    """What ``repr_failure`` returns: the text ``explain(subject)`` in full, its first line
+    as the crash message; the text is made each time it is shown, never kept."""
     if _code is None or not all(hasattr(_code, name) for name in _NEEDED):
-        return explanation()
-    return Failure(explanation, path=path, line=line)
+        return explain(subject)
+    return Failure(explain, subject, path=path, line=line)
 
 
 def _headline(text: str) -> str:
@@ -43,22 +44,26 @@ if _code is not None and all(hasattr(_code, name) for name in _NEEDED):
 
     class Failure(_code.ReprExceptionInfo):
         """A ``ReprExceptionInfo`` whose traceback (the explanation) and crash message are made
-        from ``explanation`` when pytest, a plugin or xdist's serialization reads them.
+        by ``explain(subject)`` when pytest, a plugin or xdist's serialization reads them.
 
         It is one (``isinstance``), so every reader of pytest's failures treats it as one.
         """
 
-        def __init__(self, explanation: Callable[[], str], *, path: str, line: int) -> None:
+        def __init__(
+            self, explain: Callable[[Any], str], subject: object, *, path: str, line: int
+        ) -> None:
             # not the dataclass's __init__: its two fields are made on demand below
-            self._explanation = explanation
+            self._explain = explain
+            self._subject = subject
             self._path = path
             self._line = line
             self.sections = []
 
         @property
         def reprtraceback(self) -> _code.ReprTraceback:  # type: ignore[override]
-            return _code.ReprTracebackNative([self._explanation() + "\n"])
+            return _code.ReprTracebackNative([self._explain(self._subject) + "\n"])
 
         @property
         def reprcrash(self) -> _code.ReprFileLocation:  # type: ignore[override]
-            return _code.ReprFileLocation(self._path, self._line, _headline(self._explanation()))
+            headline = _headline(self._explain(self._subject))
+            return _code.ReprFileLocation(self._path, self._line, headline)

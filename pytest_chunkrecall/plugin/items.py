@@ -315,13 +315,7 @@ class CaseItem(pytest.Item):
         # (where pytest does not trim the summary) get one line, not all of it.
         # A miss is explained from its result each time it is shown: pytest keeps
         # every failure until the run ends, and a result weighs less than its text.
-        def explanation() -> str:
-            text = explain(what) if isinstance(what, CaseResult) else what
-            # Text that is not valid Unicode (a document named with undecodable bytes) is
-            # shown escaped: no terminal, xdist channel or JUnit file can carry it as it is.
-            return text.encode("utf-8", "backslashreplace").decode("utf-8")
-
-        return failure(explanation, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
+        return failure(_explained, what, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same
@@ -361,3 +355,11 @@ class CaseItem(pytest.Item):
             self.case.line - 1,
             printable(f"{self.case.id}: {trimmed(self.case.question)}"),
         )
+
+
+def _explained(what: CaseResult | str) -> str:
+    """The failure message of a case's result (or a message already written)."""
+    text = explain(what) if isinstance(what, CaseResult) else what
+    # Text that is not valid Unicode (a document named with undecodable bytes) is
+    # shown escaped: no terminal, xdist channel or JUnit file can carry it as it is.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
