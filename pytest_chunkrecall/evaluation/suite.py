@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -167,6 +167,35 @@ def chunk_corpus(
     return tuple(chunks)
 
 
+class ChunksByText(Mapping[str, int]):
+    """The index of the first chunk with each text, made on the first lookup.
+
+    Only a result the retriever gives as text (a string, a LangChain document)
+    is looked up in it; a retriever that returns chunks or their indexes never
+    needs a map as large as the chunk list.
+    """
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._chunks = chunks
+        self._indexes: dict[str, int] | None = None
+
+    def __getitem__(self, text: str) -> int:
+        return self._made()[text]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+    def _made(self) -> dict[str, int]:
+        if self._indexes is None:
+            self._indexes = {}
+            for chunk in self._chunks:
+                self._indexes.setdefault(chunk.text, chunk.index)
+        return self._indexes
+
+
 class Suite:
     """A corpus, its chunks and the retriever built over them; evaluates cases."""
 
@@ -187,9 +216,7 @@ class Suite:
         self.retriever = retriever
         self.chunk_map = ChunkMap(chunks)
         self._doc_numbers = {doc.id: number for number, doc in enumerate(documents)}
-        self._by_text: dict[str, int] = {}
-        for chunk in chunks:
-            self._by_text.setdefault(chunk.text, chunk.index)
+        self._by_text = ChunksByText(chunks)
         self._search, self._batch, self.own_reranker = _build_search(
             retriever, chunks, where=where, rootdir=rootdir
         )
