@@ -77,9 +77,10 @@ class Finder:
         # corpus; deciding a hit only the passages of its holding chunks. The
         # space may be shared with the finders of the other modes that compare
         # text the same way (see :mod:`..text.space`).
-        self.space = space or MatchSpace(
-            [doc.text for doc in documents], folded=MatchSpace.folds(matcher.mode)
-        )
+        if space is None:
+            texts = [doc.text for doc in documents]
+            space = MatchSpace(texts, folded=MatchSpace.folds(matcher.mode))
+        self.space = space
         self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
         self._found = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._find)
         # The chunks of recent results in match space: enough for the top k of
