@@ -10,9 +10,10 @@ from dataclasses import dataclass
 from ..chunking.chunk import Chunk
 from ..corpus import Document
 from ..text import edges
-from ..text.folding import Folded, FoldedPassage, fold, fold_passage, widened
+from ..text.folding import Folded, FoldedPassage, fold_passage, widened
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
+from ..text.space import MatchSpace
 from .chunk_map import ChunkMap
 from .views import ChunkViews
 
@@ -64,6 +65,8 @@ class Finder:
         chunk_map: ChunkMap,
         chunks: Sequence[Chunk],
         matcher: Matcher,
+        *,
+        space: MatchSpace | None = None,
     ) -> None:
         self.documents = documents
         self.chunk_map = chunk_map
@@ -71,14 +74,14 @@ class Finder:
         self.matcher = matcher
         # Each document in match space, made when first needed: explaining a miss,
         # or listing every holder of a span (:meth:`holders`), reads the whole
-        # corpus; deciding a hit only the passages of its holding chunks.
-        self._folds: list[Folded | None] = [None] * len(documents)
+        # corpus; deciding a hit only the passages of its holding chunks. The
+        # space may be shared with the finders of the other modes that compare
+        # text the same way (see :mod:`..text.space`).
+        if space is None:
+            texts = [doc.text for doc in documents]
+            space = MatchSpace(texts, folded=MatchSpace.folds(matcher.mode))
+        self.space = space
         self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
-        self._texts: list[str] | None = None
-        self._index: WordIndex | None = None
-        # How many searches of the corpus are known to come, for the index to
-        # choose between scanning and indexing (see :mod:`..text.index`).
-        self._known_searches = 0
         self._found = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._find)
         # The chunks of recent results in match space: enough for the top k of
         # the questions that retrieve the same chunks, without keeping a folded
@@ -93,7 +96,7 @@ class Finder:
         """Know that ``count`` searches of the corpus will come (a case that lists every
         holder of its span searches it once): the index, when first needed, is then
         built at once if they are many (see :mod:`..text.index`)."""
-        self._known_searches = max(self._known_searches, count)
+        self.space.expect_searches(count)
 
     def document(self, doc_id: str) -> Document:
         """The document with id ``doc_id``."""
@@ -306,9 +309,7 @@ class Finder:
         return tuple(self._index_of().find(pattern))
 
     def _index_of(self) -> WordIndex:
-        if self._index is None:
-            self._index = WordIndex(self._match_texts(), known_searches=self._known_searches)
-        return self._index
+        return self.space.index()
 
     def _doc_no(self, doc_id: str) -> int:
         if self._numbers is None:
@@ -317,21 +318,14 @@ class Finder:
 
     def _match_texts(self) -> list[str]:
         """Every document in match space, in corpus order."""
-        if self._texts is None:
-            self._texts = [self._match_text(doc_no) for doc_no in range(len(self.documents))]
-        return self._texts
+        return self.space.texts()
 
     def _match_text(self, doc_no: int) -> str:
         """One document in match space: its text, or its folded text."""
-        if self.matcher.mode == "exact":
-            return self.documents[doc_no].text
-        return self._fold(doc_no).text
+        return self.space.text(doc_no)
 
     def _fold(self, doc_no: int) -> Folded:
-        folded = self._folds[doc_no]
-        if folded is None:
-            folded = self._folds[doc_no] = fold(self.documents[doc_no].text)
-        return folded
+        return self.space.fold(doc_no)
 
     def _fold_passage(self, doc_no: int, start: int, end: int) -> FoldedPassage:
         """The passage folded on its own, or where no whitespace is near it, as part of

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +20,7 @@ from ..retrieval import shapes as retrieval
 from ..retrieval.adapters import BatchFunction, SearchFunction
 from ..retrieval.rerank import Reranker, built_reranker, compression_stages, reranker
 from ..text.matcher import Matcher
+from ..text.space import MatchSpace
 from .chunk_map import ChunkMap
 from .finder import Finder
 from .prefetch import Key, Outcome, Prefetch
@@ -166,6 +167,35 @@ def chunk_corpus(
     return tuple(chunks)
 
 
+class ChunksByText(Mapping[str, int]):
+    """The index of the first chunk with each text, made on the first lookup.
+
+    Only a result the retriever gives as text (a string, a LangChain document)
+    is looked up in it; a retriever that returns chunks or their indexes never
+    needs a map as large as the chunk list.
+    """
+
+    def __init__(self, chunks: Sequence[Chunk]) -> None:
+        self._chunks = chunks
+        self._indexes: dict[str, int] | None = None
+
+    def __getitem__(self, text: str) -> int:
+        return self._made()[text]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._made())
+
+    def __len__(self) -> int:
+        return len(self._made())
+
+    def _made(self) -> dict[str, int]:
+        if self._indexes is None:
+            self._indexes = {}
+            for chunk in self._chunks:
+                self._indexes.setdefault(chunk.text, chunk.index)
+        return self._indexes
+
+
 class Suite:
     """A corpus, its chunks and the retriever built over them; evaluates cases."""
 
@@ -186,15 +216,14 @@ class Suite:
         self.retriever = retriever
         self.chunk_map = ChunkMap(chunks)
         self._doc_numbers = {doc.id: number for number, doc in enumerate(documents)}
-        self._by_text: dict[str, int] = {}
-        for chunk in chunks:
-            self._by_text.setdefault(chunk.text, chunk.index)
+        self._by_text = ChunksByText(chunks)
         self._search, self._batch, self.own_reranker = _build_search(
             retriever, chunks, where=where, rootdir=rootdir
         )
         self._rerankers: dict[Component, Reranker | ChunkrecallError] = {}
         self.prefetch: Prefetch | None = None
         self._finders: dict[Matcher, Finder] = {}
+        self._spaces: dict[bool, MatchSpace] = {}  # by whether the space is folded
         self._geometry: dict[Callable[[str], int], Geometry] = {}
         self._lengths: dict[Callable[[str], int], tuple[int, int]] = {}
         self._references: dict[tuple[tuple[Path, ...], Component | None], Reference] = {}
@@ -218,15 +247,21 @@ class Suite:
         return found
 
     def finder(self, matcher: Matcher, *, known_searches: int = 0) -> Finder:
-        """The corpus and chunks seen through ``matcher``, built on first use.
+        """The corpus and chunks seen through ``matcher``, built on first use; the
+        finders of modes that compare text the same way share its match space.
 
         ``known_searches``: how many times the asker's cases will search the corpus
         for certain (:meth:`Finder.expect_searches`).
         """
         found = self._finders.get(matcher)
         if found is None:
+            folded = MatchSpace.folds(matcher.mode)
+            space = self._spaces.get(folded)
+            if space is None:
+                texts = [doc.text for doc in self.documents]
+                space = self._spaces[folded] = MatchSpace(texts, folded=folded)
             found = self._finders[matcher] = Finder(
-                self.documents, self.chunk_map, self.chunks, matcher
+                self.documents, self.chunk_map, self.chunks, matcher, space=space
             )
         found.expect_searches(known_searches)
         return found

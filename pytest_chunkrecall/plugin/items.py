@@ -308,7 +308,7 @@ class CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | TerminalRepr:
         if isinstance(excinfo.value, CaseFailed):
-            return self._failure(explain(excinfo.value.result))
+            return self._failure(excinfo.value.result)
         if isinstance(excinfo.value, pytest.xfail.Exception) and self.result is not None:
             # An expected failure that runtest declared (a known miss, a quarantined case)
             # carries its miss explained, as a failure does. pytest would otherwise format
@@ -317,19 +317,18 @@ class CaseItem(pytest.Item):
             result = self.result
             if result.hit:
                 return self._failure(f"chunkrecall: {excinfo.value.msg}")
-            return self._failure(explain(result))
+            return self._failure(result)
         if isinstance(excinfo.value, ChunkrecallError):
             return self._failure(self._once(excinfo.value))
         return super().repr_failure(excinfo)
 
-    def _failure(self, text: str) -> str | TerminalRepr:
+    def _failure(self, what: CaseResult | str) -> str | TerminalRepr:
         # The full explanation for the failures section, and its first line as
         # the crash message: the short summary, JUnit's message and the CI log
         # (where pytest does not trim the summary) get one line, not all of it.
-        # Text that is not valid Unicode (a document named with undecodable bytes) is
-        # shown escaped: no terminal, xdist channel or JUnit file can carry it as it is.
-        shown = text.encode("utf-8", "backslashreplace").decode("utf-8")
-        return failure(shown, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
+        # A miss is explained from its result each time it is shown: pytest keeps
+        # every failure until the run ends, and a result weighs less than its text.
+        return failure(_explained, what, path=str(self.path), line=self.case.line)  # type: ignore[no-any-return]
 
     def _once(self, error: ChunkrecallError) -> str:
         # A configuration shared by a whole gold file fails every case the same
@@ -369,3 +368,11 @@ class CaseItem(pytest.Item):
             self.case.line - 1,
             printable(f"{self.case.id}: {trimmed(self.case.question)}"),
         )
+
+
+def _explained(what: CaseResult | str) -> str:
+    """The failure message of a case's result (or a message already written)."""
+    text = explain(what) if isinstance(what, CaseResult) else what
+    # Text that is not valid Unicode (a document named with undecodable bytes) is
+    # shown escaped: no terminal, xdist channel or JUnit file can carry it as it is.
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
