@@ -26,7 +26,7 @@ from pytest_chunkrecall.evaluation.units import TopK, holding_rank, units_of
 from pytest_chunkrecall.gold import Case, SpanRange
 from pytest_chunkrecall.text.matcher import Matcher
 
-WORDS = ("30", "130", "3", "days", "DAYS", "cafe", "cafe\u0301", "café", "ﬁle", "file", "the")
+WORDS = ("30", "130", "3", "m\u00b2", "days", "DAYS", "cafe", "cafe\u0301", "café", "ﬁle", "the")
 # The empty separator writes words against each other: "30" then "130" reads "30130".
 SEPARATORS = (" ", "  ", "\n", "")
 # How a window's text reaches the chunk list: as the document has it, in capitals
@@ -147,6 +147,15 @@ INSIDE_A_NUMBER = World(
     None,
 )
 
+# "²" folds to "2": a window of d0 starting after it holds "30 days" as its own text
+# has it, where the document folded reads "230 days".
+AFTER_A_SUPERSCRIPT = World(
+    ("doc0 m\u00b230 days", "doc1 30 days"),
+    (Window(0, 7, 14, "verbatim"), Window(1, 0, 12, "verbatim")),
+    (0, 1, "x"),
+    Case("c", "q", ("30 days",)),
+    None,
+)
 # d0 writes an Arabic letter's marks in another order than NFKC puts them: folding the
 # document mark by mark keeps that order, the chunk's text folded whole does not.
 MARKS_IN_ANOTHER_ORDER = World(
@@ -175,6 +184,7 @@ CHANGED_BY_THE_CHUNKER = World(
 @example(world=CUT_FROM_ITS_ACCENT)
 @example(world=INSIDE_A_NUMBER)
 @example(world=MARKS_IN_ANOTHER_ORDER)
+@example(world=AFTER_A_SUPERSCRIPT)
 @example(world=CHANGED_BY_THE_CHUNKER)
 def test_the_holding_rank_is_the_rank_the_text_comparison_gives(mode, world):
     suite = build(world)
@@ -193,6 +203,7 @@ def test_the_holding_rank_is_the_rank_the_text_comparison_gives(mode, world):
         (INSIDE_A_NUMBER, "normalized"),
         (INSIDE_A_NUMBER, "exact"),
         (MARKS_IN_ANOTHER_ORDER, "normalized"),
+        (AFTER_A_SUPERSCRIPT, "normalized"),
         (CHANGED_BY_THE_CHUNKER, "exact"),
     ],
 )

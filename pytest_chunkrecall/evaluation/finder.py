@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from ..chunking.chunk import Chunk
 from ..corpus import Document
 from ..text import edges
-from ..text.folding import Folded, FoldedPassage, fold, fold_passage, joins_at, widened
+from ..text.folding import Folded, FoldedPassage, fold, fold_passage, widened
 from ..text.index import WordIndex
 from ..text.matcher import Matcher
 from .chunk_map import ChunkMap
@@ -224,12 +224,13 @@ class Finder:
         """Whether ``chunk``'s own text holds a pattern exactly where :meth:`holders` finds it.
 
         It does for a chunk of this corpus whose text is its document's between
-        its offsets, cut where neither a number nor a letter and its combining
-        mark go on across the cut, and, in normalized mode, all ASCII, which
-        folds character by character (lowered, whitespace runs made one space):
-        its prepared text is then the document's in match space, and its edges
-        make whole no number and no letter that the document has otherwise.
-        Never in fuzzy mode, where a match has no place.
+        its offsets, cut where no number goes on across the cut: its edges then
+        make whole no number that the document's text has inside a longer one.
+        In normalized mode the chunk and the characters either side of it must
+        be ASCII too, which folds character by character (lowered, whitespace
+        runs made one space): its prepared text is then the document's in match
+        space, with the same neighbours. Never in fuzzy mode, where a match has
+        no place.
         """
         if self.matcher.mode == "fuzzy" or not self.owns(chunk):
             return False
@@ -239,19 +240,19 @@ class Finder:
         return known == _YES
 
     def _is_verbatim(self, chunk: Chunk) -> bool:
-        if chunk.start is None or chunk.end is None:
-            return False
-        if self.matcher.mode != "exact" and not chunk.text.isascii():
+        start, end = chunk.start, chunk.end
+        if start is None or end is None:
             return False
         text = self.document(chunk.doc).text
-        return (
-            chunk.end - chunk.start == len(chunk.text)
-            and text.startswith(chunk.text, chunk.start)
-            and not any(
-                edges.inside_number(text, at) or joins_at(text, at)
-                for at in (chunk.start, chunk.end)
-            )
-        )
+        if end - start != len(chunk.text) or not text.startswith(chunk.text, start):
+            return False
+        if self.matcher.mode != "exact" and not (
+            chunk.text.isascii()
+            and text[start - 1 : start].isascii()
+            and text[end : end + 1].isascii()
+        ):
+            return False
+        return not (edges.inside_number(text, start) or edges.inside_number(text, end))
 
     def _holders(self, pattern: str, docs: frozenset[str] | None) -> dict[int, Chunk]:
         """:meth:`holders` by chunk index, in chunk order (never changed once made)."""

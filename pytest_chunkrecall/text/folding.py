@@ -30,7 +30,6 @@ _COMBINING = (
 # other character together with the combining marks that follow it. An ASCII
 # letter that carries marks ("e" + U+0301) belongs with them: NFKC composes
 # the pair, as it does when a needle is folded whole.
-_MARK = re.compile(f"[{_COMBINING}]")
 _PIECES = re.compile(rf"(\s+)|((?:[!-~](?![{_COMBINING}]))+)|(.[{_COMBINING}]*)", re.S)
 
 
@@ -196,12 +195,6 @@ def fold(text: str) -> Folded:
         parts.append(out)
         length += len(out)
     return segments.folded("".join(parts))
-
-
-def joins_at(text: str, at: int) -> bool:
-    """Whether folding joins the characters on either side of offset ``at`` of ``text``:
-    a combining mark there composes with the character before it."""
-    return 0 < at < len(text) and _MARK.match(text, at) is not None
 
 
 def fold_text(text: str) -> str:
