@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from pytest_chunkrecall.corpus import Document
 from pytest_chunkrecall.evaluation.finder import Finder
 from pytest_chunkrecall.evaluation.suite import Component, Suite, SuiteCache
-from pytest_chunkrecall.evaluation.units import TopK, holding_rank, units_of
+from pytest_chunkrecall.evaluation.units import holding_rank, units_of
 from pytest_chunkrecall.gold import Case, SpanRange
 from pytest_chunkrecall.text.matcher import Matcher
 
@@ -121,9 +121,16 @@ def build(world: World) -> Suite:
 
 def compared(world: World, finder: Finder, results) -> int | None:
     """The holding rank by the text comparison: every result's text prepared and compared."""
-    units = units_of(world.case, finder, world.docs)
-    top = TopK.of(results, finder, world.docs)
-    ranks = [top.first_rank(pattern, finder) for pattern in units.patterns]
+    matcher, docs = finder.matcher, world.docs
+    counted = [
+        (rank, matcher.prepare(result.chunk.text if result.chunk is not None else result.text))
+        for rank, result in enumerate(results, start=1)
+        if docs is None or (result.chunk is not None and result.chunk.doc in docs)
+    ]
+    ranks = [
+        next((rank for rank, text in counted if matcher.contains(text, pattern)), None)
+        for pattern in units_of(world.case, finder, docs).patterns
+    ]
     if not ranks or None in ranks:
         return None
     return max(rank for rank in ranks if rank is not None)

@@ -21,8 +21,9 @@ _PREPARED_CHUNKS = 4096
 # How many chunks' passages of their documents are kept folded: a case's top k,
 # vouched for and then placed.
 _FOLDED_PASSAGES = 64
-# How many patterns' occurrences are kept found: a case's span or needles, which
-# explaining its miss locates and then lists every holder of.
+# How many patterns' occurrences and holders are kept found: a case's span or
+# needles, which explaining its miss locates, then lists every holder of, and
+# which its deeper retrieval is read against.
 _FOUND_PATTERNS = 8
 # How much longer than its chunk a passage may be once widened to whitespace
 # before the whole document is folded instead (text with no whitespace nearby).

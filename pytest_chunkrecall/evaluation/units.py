@@ -49,14 +49,6 @@ class TopK:
         ]
         return cls(list(results), texts, [counts(result.chunk, docs) for result in results])
 
-    def first_rank(self, pattern: str, finder: Finder) -> int | None:
-        """The rank of the first result that counts and holds ``pattern`` whole."""
-        contains = finder.matcher.contains
-        for rank, (text, counts) in enumerate(zip(self.texts, self.counted, strict=True), start=1):
-            if counts and contains(text, pattern):
-                return rank
-        return None
-
     def holding(self, pattern: str, finder: Finder) -> list[int]:
         """The ranks of the results that count and hold ``pattern`` whole."""
         contains = finder.matcher.contains
@@ -131,9 +123,9 @@ def holding_rank(
 def first_holding(
     results: Sequence[Retrieved], pattern: str, finder: Finder, docs: Collection[str] | None
 ) -> int | None:
-    """The rank of the first of ``results`` that counts and holds ``pattern`` whole, as
-    :meth:`TopK.first_rank` finds it; a chunk of the corpus is asked :meth:`Finder.holds`,
-    which knows most of them from the corpus search rather than from their text."""
+    """The rank of the first of ``results`` that counts and holds ``pattern`` whole (its text
+    prepared, as the top k's are, holds it); a chunk of the corpus is asked
+    :meth:`Finder.holds`, which knows most of them from the corpus search without their text."""
     for rank, result in enumerate(results, start=1):
         chunk = result.chunk
         if not counts(chunk, docs):
