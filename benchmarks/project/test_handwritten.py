@@ -7,6 +7,11 @@ as a gold file of the first N cases would hold. Without a span the check is the 
 the top 5 chunks, as the gold file's ``match: exact`` asks; with one it is the
 span whole in one of them, lowered and with its runs of whitespace made one on
 both sides, as the plugin's default ``normalized`` matching compares them.
+
+``CHUNKRECALL_BENCH_DEPTH=N`` makes a miss also ask the retriever ``N`` deep and
+fail naming the rank of the first chunk that passes the same check there: what
+the plugin's ``chunkrecall_depth`` reports, written by hand, for comparing the
+plugin's deeper retrieval with the retriever's own cost of it.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import pytest
 ROOT = Path(__file__).parent
 PLAN = json.loads((ROOT / "cases.json").read_text(encoding="utf-8"))
 CASES = PLAN["cases"][: int(os.environ.get("CHUNKRECALL_BENCH_FIRST", len(PLAN["cases"])))]
+DEPTH = int(os.environ.get("CHUNKRECALL_BENCH_DEPTH", "0"))
 
 
 class Piece:
@@ -57,7 +63,26 @@ def test_recall(
 ) -> None:
     chunks, search = corpus
     top = [chunks[number].text for number in search(question, 5)]
+    if DEPTH:
+        fail_with_the_deeper_rank(corpus, question, needle, span, top)
     if span is None:
         assert any(needle in text for text in top)
     else:
         assert any(collapsed(span) in collapsed(text) for text in top)
+
+
+def fail_with_the_deeper_rank(
+    corpus: tuple[list[Piece], Any], question: str, needle: str, span: str | None, top: list[str]
+) -> None:
+    """When no top-5 chunk passes the check, fail naming the rank of the first that does
+    among the retriever's top ``DEPTH``, or saying that none does."""
+
+    def holds(text: str) -> bool:
+        return needle in text if span is None else collapsed(span) in collapsed(text)
+
+    if any(holds(text) for text in top):
+        return
+    chunks, search = corpus
+    deeper = (chunks[number].text for number in search(question, DEPTH))
+    rank = next((rank for rank, text in enumerate(deeper, start=1) if holds(text)), None)
+    pytest.fail(f"not in the top 5; the chunk that holds it ranks {rank} (of {DEPTH})")

@@ -22,12 +22,15 @@ _PREPARED_CHUNKS = 4096
 # How many chunks' passages of their documents are kept folded: a case's top k,
 # vouched for and then placed.
 _FOLDED_PASSAGES = 64
-# How many patterns' occurrences are kept found: a case's span or needles, which
-# explaining its miss locates and then lists every holder of.
+# How many patterns' occurrences and holders are kept found: a case's span or
+# needles, which explaining its miss locates, then lists every holder of, and
+# which its deeper retrieval is read against.
 _FOUND_PATTERNS = 8
 # How much longer than its chunk a passage may be once widened to whitespace
 # before the whole document is folded instead (text with no whitespace nearby).
 _WIDENING = 256
+# What is known of a chunk being verbatim: not yet asked, yes, no.
+_UNKNOWN, _YES, _NO = 0, 1, 2
 # rapidfuzz is imported where fuzzy scoring is done: a run that needs none never loads it
 
 
@@ -83,11 +86,14 @@ class Finder:
         self.space = space
         self._passages = functools.lru_cache(maxsize=_FOLDED_PASSAGES)(self._fold_passage)
         self._found = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._find)
+        self._held = functools.lru_cache(maxsize=_FOUND_PATTERNS)(self._holders)
         # The chunks of recent results in match space: enough for the top k of
         # the questions that retrieve the same chunks, without keeping a folded
         # copy of every chunk ever retrieved (a second corpus, in a large suite).
         self._prepare = functools.lru_cache(maxsize=_PREPARED_CHUNKS)(matcher.prepare)
         self._all_prepared: list[str] | None = None
+        # Whether each chunk is :meth:`verbatim`, found when first asked: a byte a chunk.
+        self._verbatim = bytearray(len(chunks))
         self.views = ChunkViews(chunks)
         self._by_id: dict[str, Document] | None = None
         self._numbers: dict[str, int] | None = None
@@ -208,10 +214,63 @@ class Finder:
         What a hit's and a miss's report list as relevant (the qrels of ``export
         trec``): every occurrence is mapped to the chunks that cover it. In fuzzy
         mode a match has no place, and only the chunks known otherwise count:
-        an empty list here.
+        an empty list here. They are kept for the last few patterns: a miss lists
+        them, then reads its deeper retrieval against them (:meth:`holds`).
         """
+        return list(self._held(pattern, None if docs is None else frozenset(docs)).values())
+
+    def holds(self, chunk: Chunk, pattern: str, docs: Collection[str] | None = None) -> bool:
+        """Whether ``chunk`` holds the prepared ``pattern`` whole: the matcher's answer on
+        its prepared text.
+
+        A chunk of the documents ``docs`` (all, when ``None``) whose text holds
+        patterns exactly where the corpus does (:meth:`verbatim`) is looked up
+        among the :meth:`holders` instead, which explaining a miss has listed
+        already: the results of a deeper retrieval, most of which do not hold
+        it, are then neither folded nor compared.
+        """
+        if (docs is None or chunk.doc in docs) and self.verbatim(chunk):
+            return chunk.index in self._held(pattern, None if docs is None else frozenset(docs))
+        return self.matcher.contains(self.prepared(chunk), pattern)
+
+    def verbatim(self, chunk: Chunk) -> bool:
+        """Whether ``chunk``'s own text holds a pattern exactly where :meth:`holders` finds it.
+
+        It does for a chunk of this corpus whose text is its document's between
+        its offsets, cut where no number goes on across the cut: its edges then
+        make whole no number that the document's text has inside a longer one.
+        In normalized mode the chunk and the characters either side of it must
+        be ASCII too, which folds character by character (lowered, whitespace
+        runs made one space): its prepared text is then the document's in match
+        space, with the same neighbours. Never in fuzzy mode, where a match has
+        no place.
+        """
+        if self.matcher.mode == "fuzzy" or not self.owns(chunk):
+            return False
+        known = self._verbatim[chunk.index]
+        if known == _UNKNOWN:
+            known = self._verbatim[chunk.index] = _YES if self._is_verbatim(chunk) else _NO
+        return known == _YES
+
+    def _is_verbatim(self, chunk: Chunk) -> bool:
+        start, end = chunk.start, chunk.end
+        if start is None or end is None:
+            return False
+        text = self.document(chunk.doc).text
+        if end - start != len(chunk.text) or not text.startswith(chunk.text, start):
+            return False
+        if self.matcher.mode != "exact" and not (
+            chunk.text.isascii()
+            and text[start - 1 : start].isascii()
+            and text[end : end + 1].isascii()
+        ):
+            return False
+        return not (edges.inside_number(text, start) or edges.inside_number(text, end))
+
+    def _holders(self, pattern: str, docs: frozenset[str] | None) -> dict[int, Chunk]:
+        """:meth:`holders` by chunk index, in chunk order (never changed once made)."""
         if self.matcher.mode == "fuzzy":
-            return []
+            return {}
         found: dict[int, Chunk] = {}
         for occurrence in self.occurrences(pattern, docs):
             for chunk in self.chunk_map.holders(occurrence.doc, occurrence.start, occurrence.end):
@@ -225,7 +284,7 @@ class Finder:
             for chunk in chunks:
                 if self.matcher.contains(self.prepared(chunk), pattern):
                     found.setdefault(chunk.index, chunk)
-        return [found[index] for index in sorted(found)]
+        return {index: found[index] for index in sorted(found)}
 
     def occurrences(
         self, pattern: str, docs: Collection[str] | None = None

@@ -49,14 +49,6 @@ class TopK:
         ]
         return cls(list(results), texts, [counts(result.chunk, docs) for result in results])
 
-    def first_rank(self, pattern: str, finder: Finder) -> int | None:
-        """The rank of the first result that counts and holds ``pattern`` whole."""
-        contains = finder.matcher.contains
-        for rank, (text, counts) in enumerate(zip(self.texts, self.counted, strict=True), start=1):
-            if counts and contains(text, pattern):
-                return rank
-        return None
-
     def holding(self, pattern: str, finder: Finder) -> list[int]:
         """The ranks of the results that count and hold ``pattern`` whole."""
         contains = finder.matcher.contains
@@ -122,8 +114,26 @@ def holding_rank(
     that holds the span; without one, the rank by which every needle has been held), or
     ``None`` when ``results`` do not hold them all; and the case's units."""
     units = units_of(case, finder, docs)
-    retrieved = TopK.of(results, finder, docs)
-    ranks = [retrieved.first_rank(pattern, finder) for pattern in units.patterns]
+    ranks = [first_holding(results, pattern, finder, docs) for pattern in units.patterns]
     if not ranks or any(rank is None for rank in ranks):
         return None, units
     return max(rank for rank in ranks if rank is not None), units
+
+
+def first_holding(
+    results: Sequence[Retrieved], pattern: str, finder: Finder, docs: Collection[str] | None
+) -> int | None:
+    """The rank of the first of ``results`` that counts and holds ``pattern`` whole (its text
+    prepared, as the top k's are, holds it); a chunk of the corpus is asked
+    :meth:`Finder.holds`, which knows most of them from the corpus search without their text."""
+    for rank, result in enumerate(results, start=1):
+        chunk = result.chunk
+        if not counts(chunk, docs):
+            continue
+        if chunk is not None:
+            held = finder.holds(chunk, pattern, docs)
+        else:
+            held = finder.matcher.contains(finder.matcher.prepare(result.text), pattern)
+        if held:
+            return rank
+    return None

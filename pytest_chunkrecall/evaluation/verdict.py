@@ -41,7 +41,7 @@ from .results import (
     Verdict,
     preview,
 )
-from .units import TopK, Units, holding_rank, units_of
+from .units import TopK, Units, first_holding, holding_rank, units_of
 from .verdicts import DECIDED_IN
 
 
@@ -276,8 +276,9 @@ def _candidate_ranks(
     patterns = context.units.patterns
     if candidates is None or not patterns:
         return None
-    first = TopK.of(candidates, context.finder, context.docs)
-    return [first.first_rank(pattern, context.finder) for pattern in patterns]
+    return [
+        first_holding(candidates, pattern, context.finder, context.docs) for pattern in patterns
+    ]
 
 
 def _reranked_out(

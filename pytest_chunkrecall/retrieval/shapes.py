@@ -23,6 +23,13 @@ RESULT_SHAPES = (
 
 _SEARCH_METHODS = ("retrieve", "search", "invoke", "similarity_search")
 
+# A whole number and a score as results carry them: numbers.Integral and
+# numbers.Real, not int and float, since numpy's integers and float32 scores
+# (what an argsort over a score vector gives) are no subclasses. int and float
+# come first: they answer at once, where the ABCs look up a registry each time.
+_WHOLE = (int, numbers.Integral)
+_REAL = (float, int, numbers.Real)
+
 
 @dataclass(frozen=True)
 class Retrieved:
@@ -144,15 +151,13 @@ def _one_result(
 ) -> Retrieved:
     item = result
     score: Any = None
-    # numbers.Integral and numbers.Real, not int and float: numpy's integers and
-    # float32 scores (what an argsort over a score vector gives) are no subclasses.
-    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], numbers.Real):
+    if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], _REAL):
         item, score = item  # (result, score)
-    if not isinstance(item, str | numbers.Integral | Chunk | Mapping) and hasattr(item, "node"):
+    if not isinstance(item, (str, int, numbers.Integral, Chunk, Mapping)) and hasattr(item, "node"):
         score = getattr(item, "score", None)
         item = item.node  # a scored node, as LlamaIndex returns
     found = _one_item(item, result, rank, chunks=chunks, by_text=by_text, name=name)
-    if isinstance(score, numbers.Real) and not isinstance(score, bool):
+    if score is not None and isinstance(score, _REAL) and not isinstance(score, bool):
         return replace(found, score=float(score))
     return found
 
@@ -168,7 +173,7 @@ def _one_item(
 ) -> Retrieved:
     index: Any = None
     text: Any = None
-    if isinstance(item, numbers.Integral) and not isinstance(item, bool):
+    if isinstance(item, _WHOLE) and not isinstance(item, bool):
         index = int(item)
     elif isinstance(item, Chunk):
         same = 0 <= item.index < len(chunks) and chunks[item.index].text == item.text
@@ -183,7 +188,7 @@ def _one_item(
             index = metadata.get("chunkrecall_index")
         text = text_of(item)
     if index is not None:
-        if isinstance(index, bool) or not isinstance(index, numbers.Integral):
+        if isinstance(index, bool) or not isinstance(index, _WHOLE):
             raise ChunkrecallError(
                 f"retriever {name} returned index {index!r} at rank {rank}; an index must be a "
                 "whole number"

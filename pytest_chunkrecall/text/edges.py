@@ -24,6 +24,12 @@ def whole_at(text: str, pattern: str, at: int) -> bool:
     return not (end < len(text) and text[end].isdecimal() and pattern[-1:].isdecimal())
 
 
+def inside_number(text: str, at: int) -> bool:
+    """Whether offset ``at`` of ``text`` falls between two digits: a cut there parts a
+    number, and a pattern ending or starting at it would be whole on one side only."""
+    return 0 < at < len(text) and text[at - 1].isdecimal() and text[at].isdecimal()
+
+
 def find(text: str, pattern: str, start: int = 0, end: int | None = None) -> int:
     """The first offset in ``text[start:end]`` where ``pattern`` occurs whole, else -1.
 

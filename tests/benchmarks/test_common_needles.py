@@ -109,3 +109,38 @@ def test_the_hand_written_test_fails_the_cases_the_plugin_fails(tmp_path: Path) 
         assert f"{count - len(hand_failed)} passed" in by_hand.output
         assert 0 < len(plugin_failed) < count
         assert hand_failed == plugin_failed
+
+
+def test_asked_deeper_the_hand_written_test_names_the_holding_rank_the_plugin_reports(
+    tmp_path: Path,
+) -> None:
+    # keywords:misranked ranks the chunk a question was written from last, so that
+    # most cases are ranked out with the holder some way down the deeper retrieval.
+    import measure
+
+    _, gold = common_needles.write_project(
+        tmp_path,
+        corpus_chars=200_000,
+        case_counts=(40,),
+        documents=10,
+        retriever="keywords:misranked",
+    )
+    report = tmp_path / "report.json"
+    measure.pytest_run(
+        tmp_path, *measure.PLUGIN, "--tb=no", "--chunkrecall-report", str(report), str(gold[40])
+    )
+    deeper = {"CHUNKRECALL_BENCH_DEPTH": "50", "COLUMNS": "400"}
+    by_hand = measure.pytest_run(tmp_path, "--tb=no", "-rf", "test_handwritten.py", env=deeper)
+    cases = json.loads(report.read_text(encoding="utf-8"))["cases"]
+    plugin = {case["id"]: case["holding_rank"] for case in cases if case["verdict"] != "hit"}
+    hand = {
+        case: None if rank == "None" else int(rank)
+        for case, rank in re.findall(
+            r"^FAILED test_handwritten.py::test_recall\[(\w+)\] - Failed: not in the top 5; "
+            r"the chunk that holds it ranks (\w+) \(of 50\)",
+            by_hand.output,
+            re.M,
+        )
+    }
+    assert any(rank is not None and rank > 5 for rank in plugin.values())
+    assert hand == plugin
