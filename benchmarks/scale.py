@@ -347,7 +347,9 @@ def misses(work: Path, sizes: Sizes) -> list[Row]:
 
     Every miss is explained (its holder, the deeper retrieval, the message); the
     hand-written test only fails. At the default depth (50) and at depth 0, for
-    time and for the plugin's own peak memory, ``--tb=no``.
+    time and for the plugin's own peak memory, ``--tb=no``. Beside them, the
+    default depth against the hand-written test asking the retriever 50 deep on a
+    miss as well (``CHUNKRECALL_BENCH_DEPTH``): the same retrieval work, by hand.
     """
     root = work / "misses"
     found, gold = common_needles.write_project(
@@ -363,15 +365,17 @@ def misses(work: Path, sizes: Sizes) -> list[Row]:
         option = () if depth is None else ("-o", f"chunkrecall_depth={depth}")
         return pytest_run(root, *PLUGIN, "--tb=no", *option, target, env=env)
 
-    def written_by_hand() -> Run:
-        return pytest_run(root, "--tb=no", "test_handwritten.py", env=env)
+    def written_by_hand(depth: int = 0) -> Run:
+        asked = {**env, "CHUNKRECALL_BENCH_DEPTH": str(depth)}
+        return pytest_run(root, "--tb=no", "test_handwritten.py", env=asked)
 
     at(0), written_by_hand()  # untimed: each side's modules compiled once
-    runs: dict[str, list[Run]] = {"default": [], "0": [], "by hand": []}
+    runs: dict[str, list[Run]] = {"default": [], "0": [], "by hand": [], "by hand, 50": []}
     for _ in range(sizes.common_repeats):
         runs["default"].append(at(None))
         runs["0"].append(at(0))
         runs["by hand"].append(written_by_hand())
+        runs["by hand, 50"].append(written_by_hand(50))
     by_hand = median(runs["by hand"])
     hand_peak = max(run.peak_mb for run in runs["by hand"])
     failed = _counted(runs["default"][-1], "failed")
@@ -406,6 +410,16 @@ def misses(work: Path, sizes: Sizes) -> list[Row]:
                 own <= 2,
             ),
         ]
+    plugin, deep_by_hand = median(runs["default"]), median(runs["by hand, 50"])
+    rows.append(
+        Row(
+            "mostly misses, time, the same deeper retrieval by hand",
+            f"default depth (50); the hand-written test asks the retriever 50 deep on a miss "
+            f"too and names the holding rank; {setting}",
+            f"plugin {plugin:.1f} s / by hand {deep_by_hand:.1f} s = "
+            f"**{plugin / deep_by_hand:.2f}x**",
+        )
+    )
     return rows
 
 
