@@ -1522,10 +1522,13 @@ def build(root: Path, row: Row) -> None:
         os.mkfifo(root / name)
 
 
+# The run gets Ctrl-C as a terminal would send it, however the test suite itself was started:
+# a job started in the background of a shell (`&`) ignores SIGINT, and hands that on.
 LIMITS = """
-import resource, sys
+import resource, signal, sys
 resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 resource.setrlimit(resource.RLIMIT_CPU, (30, 30))
+signal.signal(signal.SIGINT, signal.default_int_handler)
 import pytest
 sys.exit(pytest.main(sys.argv[1:]))
 """

@@ -292,8 +292,14 @@ def test_ctrl_c_stops_a_run_with_calls_in_flight_and_sends_no_more(counted):
         "PYTHONPATH": os.pathsep.join(sys.path),
         "PYTHONUNBUFFERED": "1",  # each line reaches the pipe as it is printed
     }
+    # Ctrl-C is handled as a terminal sends it, however this suite was started: a job
+    # started in the background of a shell (`&`) ignores SIGINT, and hands that on.
+    interruptible = (
+        "import signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        "import pytest; sys.exit(pytest.main(sys.argv[1:]))"
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "pytest", *QUIET, "-p", "no:cacheprovider", "gold"],
+        [sys.executable, "-c", interruptible, *QUIET, "-p", "no:cacheprovider", "gold"],
         cwd=counted.path,
         env=environment,
         stdout=subprocess.PIPE,
