@@ -163,6 +163,7 @@ def test_the_quick_rows_of_reports_misses_and_many_cases_run_beside_the_hand_wri
         "mostly misses, memory",
         "mostly misses, time",
         "mostly misses, memory",
+        "mostly misses, time, the same deeper retrieval by hand",
         "5,000 cases, time",
         "5,000 cases, memory",
     ]
@@ -172,4 +173,5 @@ def test_the_quick_rows_of_reports_misses_and_many_cases_run_beside_the_hand_wri
     assert misses and misses.group(1) == misses.group(2)
     assert int(misses.group(1).replace(",", "")) > 900
     assert rows[3][1].startswith("`chunkrecall_depth = 0`")
-    assert re.search(r"failed: plugin (\d+), by hand \1\)", rows[5][2])
+    assert "asks the retriever 50 deep on a miss too" in rows[5][1]
+    assert re.search(r"failed: plugin (\d+), by hand \1\)", rows[6][2])
