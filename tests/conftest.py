@@ -20,6 +20,7 @@ import pytest
 from hypothesis import settings
 
 import pytest_chunkrecall
+from pytest_chunkrecall.evaluation.results import CaseResult
 
 # Libraries with C extensions that cannot be loaded twice in one process: imported here,
 # before any in-process pytester run takes its snapshot of sys.modules and drops what the
@@ -184,6 +185,26 @@ class Shop:
         """The report's cases by id."""
         _, data = self.report(*args)
         return {case["id"]: case for case in data["cases"]}
+
+
+def a_hit() -> CaseResult:
+    """The record of a plain hit: one needle, found at rank 1 of 5."""
+    return CaseResult(
+        gold_file="gold/a.yaml",
+        id="refund",
+        line=4,
+        question="Refund window?",
+        needles=["30 days"],
+        span=None,
+        verdict="hit",
+        rank=1,
+        span_split=False,
+        k=5,
+        match="normalized",
+        needle_lengths=[7],
+        span_length=7,
+        unit="chars",
+    )
 
 
 REPORT_SCHEMA = (

@@ -23,7 +23,7 @@ from pytest_chunkrecall.evaluation.results import (
 from pytest_chunkrecall.run import entry
 from pytest_chunkrecall.run.entry import CaseEntry
 
-from .conftest import REPORT_SCHEMA
+from .conftest import REPORT_SCHEMA, a_hit
 
 # Any text, lone surrogates included: a document named with undecodable bytes has them.
 TEXT = st.text(st.characters(codec=None, exclude_categories=()), max_size=12)
@@ -105,22 +105,7 @@ def test_an_unevaluated_entry_reads_back_as_it_was_written(
 
 
 def test_an_evaluated_entry_has_every_field_of_a_result_between_nodeid_and_xfail() -> None:
-    result = CaseResult(
-        gold_file="gold/a.yaml",
-        id="refund",
-        line=4,
-        question="Refund window?",
-        needles=["30 days"],
-        span=None,
-        verdict="hit",
-        rank=1,
-        span_split=False,
-        k=5,
-        match="normalized",
-        needle_lengths=[7],
-        span_length=7,
-        unit="chars",
-    )
+    result = a_hit()
     sweep = [{"hit": True}]
     made = entry.evaluated("gold/a.yaml::refund", result, xfail=None, outcome="passed", sweep=sweep)
     assert list(made) == ["nodeid", *result.to_json(), "xfail", "sweep", "outcome"]

@@ -9,30 +9,13 @@ import pytest
 
 from pytest_chunkrecall.evaluation import verdicts
 from pytest_chunkrecall.evaluation.repeat import severity
-from pytest_chunkrecall.evaluation.results import CaseResult, Totals, verdict_counts
+from pytest_chunkrecall.evaluation.results import Totals, verdict_counts
 from pytest_chunkrecall.evaluation.verdict import decide
 from pytest_chunkrecall.evaluation.verdicts import KINDS, VERDICTS, Verdict
 from pytest_chunkrecall.render.failure import explain
 from pytest_chunkrecall.run.fold import Funnel
 
-
-def a_result() -> CaseResult:
-    return CaseResult(
-        gold_file="gold/a.yaml",
-        id="refund",
-        line=4,
-        question="Refund window?",
-        needles=["30 days"],
-        span=None,
-        verdict="hit",
-        rank=1,
-        span_split=False,
-        k=5,
-        match="normalized",
-        needle_lengths=[7],
-        span_length=7,
-        unit="chars",
-    )
+from .conftest import a_hit
 
 
 def test_the_verdict_names_are_the_members_in_report_order() -> None:
@@ -109,7 +92,7 @@ def test_a_failure_message_explains_each_miss_with_its_member() -> None:
         if kind.passes:
             continue
         reranker = "rr" if kind.name == "reranked_out" else None
-        result = replace(a_result(), verdict=kind.name, rank=None, reranker=reranker)
+        result = replace(a_hit(), verdict=kind.name, rank=None, reranker=reranker)
         why = kind.why.format(k=result.k, reranker="rr")
         assert why in explain(result)
 
@@ -117,6 +100,6 @@ def test_a_failure_message_explains_each_miss_with_its_member() -> None:
 def test_the_worst_repeat_is_the_most_severe_member() -> None:
     worst = max(KINDS, key=lambda kind: kind.severity)
     assert worst.name == "leaked"
-    ordered = sorted(VERDICTS, key=lambda name: severity(replace(a_result(), verdict=name)))
+    ordered = sorted(VERDICTS, key=lambda name: severity(replace(a_hit(), verdict=name)))
     assert ordered == list(verdicts.SEVERITY)
     assert ordered[0] == "hit"
